@@ -1,0 +1,163 @@
+// Package local is the storage backend for a local directory.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hudi-go/hudi/storage"
+)
+
+// FS is a storage.Storage rooted at a local directory.
+type FS struct {
+	root string
+}
+
+// New returns storage rooted at dir.
+func New(dir string) *FS { return &FS{root: filepath.Clean(dir)} }
+
+// Root returns the root directory.
+func (l *FS) Root() string { return l.root }
+
+func (l *FS) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
+
+func wrap(op, p string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %s: %w", op, p, storage.ErrNotExist)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s %s: %w", op, p, storage.ErrExist)
+	}
+	return fmt.Errorf("%s %s: %w", op, p, err)
+}
+
+type file struct {
+	*os.File
+	size int64
+}
+
+func (f file) Size() int64 { return f.size }
+
+// Open opens a file for reading.
+func (l *FS) Open(ctx context.Context, p string) (storage.File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(l.abs(p))
+	if err != nil {
+		return nil, wrap("open", l.abs(p), err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, wrap("stat", l.abs(p), err)
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("open %s: is a directory", l.abs(p))
+	}
+	return file{File: f, size: st.Size()}, nil
+}
+
+// ReadFile reads a whole file.
+func (l *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(l.abs(p))
+	if err != nil {
+		return nil, wrap("read", l.abs(p), err)
+	}
+	return b, nil
+}
+
+// List lists a directory's children.
+func (l *FS) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(l.abs(dir))
+	if err != nil {
+		return nil, wrap("list", l.abs(dir), err)
+	}
+	out := make([]storage.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) { // removed while listing
+				continue
+			}
+			return nil, wrap("stat", filepath.Join(l.abs(dir), e.Name()), err)
+		}
+		out = append(out, storage.FileInfo{Name: e.Name(), Size: info.Size(), IsDir: e.IsDir(), ModTime: info.ModTime()})
+	}
+	return out, nil
+}
+
+// Stat describes one path.
+func (l *FS) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
+	st, err := os.Stat(l.abs(p))
+	if err != nil {
+		return storage.FileInfo{}, wrap("stat", l.abs(p), err)
+	}
+	return storage.FileInfo{Name: st.Name(), Size: st.Size(), IsDir: st.IsDir(), ModTime: st.ModTime()}, nil
+}
+
+// Create writes a new file via a temp file that is fsynced and then hard-linked into
+// place: link fails if the target exists, which gives create-if-absent atomically even
+// across processes.
+func (l *FS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	target := l.abs(p)
+	if _, err := os.Lstat(target); err == nil {
+		return nil, wrap("create", target, fs.ErrExist)
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return nil, wrap("mkdir", filepath.Dir(target), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return nil, wrap("create", target, err)
+	}
+	return &atomicFile{f: tmp, target: target}, nil
+}
+
+type atomicFile struct {
+	f      *os.File
+	target string
+}
+
+func (a *atomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
+
+func (a *atomicFile) Close() error {
+	tmp := a.f.Name()
+	defer os.Remove(tmp)
+	if err := a.f.Sync(); err != nil {
+		a.f.Close()
+		return wrap("sync", tmp, err)
+	}
+	if err := a.f.Close(); err != nil {
+		return wrap("close", tmp, err)
+	}
+	if err := os.Link(tmp, a.target); err != nil {
+		return wrap("publish", a.target, err)
+	}
+	return nil
+}
+
+// Delete removes a file; a missing file is not an error.
+func (l *FS) Delete(ctx context.Context, p string) error {
+	if err := os.Remove(l.abs(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return wrap("delete", l.abs(p), err)
+	}
+	return nil
+}
+
+var _ storage.Storage = (*FS)(nil)

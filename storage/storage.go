@@ -1,0 +1,68 @@
+// Package storage is the file-system abstraction every layer above does its I/O through.
+// Paths are slash-separated and relative to the storage root (the table base path), so a
+// backend can be a local directory or an object-store prefix.
+package storage
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Sentinel errors that backends wrap, so callers can test with errors.Is.
+var (
+	ErrNotExist = errors.New("file does not exist")
+	ErrExist    = errors.New("file already exists")
+)
+
+// FileInfo describes one listing entry.
+type FileInfo struct {
+	Name    string // base name
+	Size    int64
+	IsDir   bool
+	ModTime time.Time
+}
+
+// File is an open file for random-access reads (Parquet footers, log block scans).
+type File interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// Storage is implemented by each backend.
+type Storage interface {
+	// Open opens path for reading.
+	Open(ctx context.Context, path string) (File, error)
+	// ReadFile reads a whole (small) file: timeline instants, properties.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// List lists the direct children of dir. A missing dir is ErrNotExist.
+	List(ctx context.Context, dir string) ([]FileInfo, error)
+	// Stat describes one path.
+	Stat(ctx context.Context, path string) (FileInfo, error)
+	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists.
+	// The file appears atomically when the writer is closed.
+	Create(ctx context.Context, path string) (io.WriteCloser, error)
+	// Delete removes a file; a missing file is not an error.
+	Delete(ctx context.Context, path string) error
+	// Root describes the storage root for messages (a directory or URL).
+	Root() string
+}
+
+// Join joins slash-separated path elements, skipping empty ones (a non-partitioned
+// table's partition path is "").
+func Join(elems ...string) string {
+	out := ""
+	for _, e := range elems {
+		if e == "" {
+			continue
+		}
+		if out == "" {
+			out = e
+		} else {
+			out += "/" + e
+		}
+	}
+	return out
+}
