@@ -1,7 +1,23 @@
+// Command hudi reads and inspects Apache Hudi tables without a JVM.
 package main
+
 import (
- _ "github.com/apache/arrow-go/v18/parquet/pqarrow"
- _ "github.com/twmb/avro"
- _ "github.com/spf13/cobra"
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/hudi-go/hudi/internal/cli"
 )
-func main(){}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stdout))
+	stop()
+	os.Exit(code)
+}
+
+// isTerminal reports whether f is a character device (an interactive terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

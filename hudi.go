@@ -1,0 +1,122 @@
+// Package hudi is hudi-go's public API: open a Hudi table by path and query it.
+//
+//	t, err := hudi.Open(ctx, "/data/trips")
+//	scan, err := t.Scan(ctx, hudi.ScanOptions{Filter: "fare > 20"})
+//	err = scan.Run(ctx, func(rec arrow.Record) error { … })
+package hudi
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/read"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/table"
+)
+
+// Table is an open Hudi table.
+type Table struct {
+	meta *table.Table
+}
+
+// Open opens the table at path (a local directory).
+func Open(ctx context.Context, path string) (*Table, error) {
+	st, err := storageFor(path)
+	if err != nil {
+		return nil, err
+	}
+	return OpenStorage(ctx, st)
+}
+
+// OpenStorage opens the table rooted at st.
+func OpenStorage(ctx context.Context, st storage.Storage) (*Table, error) {
+	t, err := table.Open(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{meta: t}, nil
+}
+
+func storageFor(path string) (storage.Storage, error) {
+	if i := strings.Index(path, "://"); i > 0 {
+		scheme := path[:i]
+		if scheme != "file" {
+			return nil, fmt.Errorf("table path %s: storage scheme %q is not supported yet (local paths only)", path, scheme)
+		}
+		path = path[i+3:]
+	}
+	return local.New(path), nil
+}
+
+// Meta exposes the table's metadata: config, timeline, schema history.
+func (t *Table) Meta() *table.Table { return t.meta }
+
+// ScanOptions select a query. Instants accept Hudi's forms (17 or 14 digits,
+// "yyyy-MM-dd HH:mm:ss[.SSS]", "yyyy-MM-dd").
+type ScanOptions struct {
+	AsOf          string   // time travel
+	ReadOptimized bool     // MOR: base files only
+	Incremental   bool     // records written in (Begin, End]
+	Begin, End    string   // incremental bounds; Begin "" = from the start, End "" = latest
+	Columns       []string // projection (nil = all, meta fields first)
+	Filter        string   // e.g. "city = 'sao_paulo' and fare > 20"
+	BatchSize     int      // rows per batch (default 8192)
+	Parallelism   int      // file slices read at once (default: CPUs)
+}
+
+// Scan plans a query; Run streams its record batches.
+type Scan struct {
+	s *read.Scan
+}
+
+// Scan plans a query.
+func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
+	opts := read.Options{ReadOptimized: o.ReadOptimized, Incremental: o.Incremental, Columns: o.Columns,
+		BatchSize: o.BatchSize, Parallelism: o.Parallelism}
+	var err error
+	if opts.AsOf, err = instantArg("as-of", o.AsOf); err != nil {
+		return nil, err
+	}
+	if opts.Begin, err = instantArg("begin", o.Begin); err != nil {
+		return nil, err
+	}
+	if opts.End, err = instantArg("end", o.End); err != nil {
+		return nil, err
+	}
+	if !o.Incremental && (o.Begin != "" || o.End != "") {
+		return nil, fmt.Errorf("begin/end instants need an incremental query")
+	}
+	if o.Filter != "" {
+		if opts.Filter, err = expr.Parse(o.Filter); err != nil {
+			return nil, fmt.Errorf("filter: %w", err)
+		}
+	}
+	s, err := read.Plan(ctx, t.meta, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Scan{s: s}, nil
+}
+
+func instantArg(name, v string) (spec.InstantTime, error) {
+	if v == "" {
+		return "", nil
+	}
+	t, err := spec.ParseInstantArg(v)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	return t, nil
+}
+
+// Schema is the Arrow schema of the scan's batches.
+func (s *Scan) Schema() *arrow.Schema { return s.s.Schema() }
+
+// Run streams the record batches to fn; a batch is released after fn returns.
+func (s *Scan) Run(ctx context.Context, fn func(arrow.Record) error) error { return s.s.Run(ctx, fn) }

@@ -1,0 +1,94 @@
+// Package cli is the `hudi` command tree. Each command computes a typed result and renders
+// it as text or JSON; stdout carries only results, errors go to stderr.
+//
+// Exit status: 0 success, 1 runtime error, 2 usage error.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the CLI contract.
+const (
+	ExitOK      = 0
+	ExitRuntime = 1
+	ExitUsage   = 2
+)
+
+// usageError marks errors in how the command was called.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// env is what commands write to.
+type env struct {
+	stdout, stderr io.Writer
+	logger         *slog.Logger
+	isTerminal     bool
+}
+
+// Main runs the CLI with args (without the program name) and returns the exit status.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
+	e := &env{stdout: stdout, stderr: stderr, isTerminal: stdoutIsTerminal,
+		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	root := &cobra.Command{
+		Use:           "hudi",
+		Short:         "Apache Hudi tables without a JVM: read, describe and inspect Hudi tables",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e))
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, "hudi:", err)
+	var u usageError
+	if errors.As(err, &u) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitRuntime
+}
+
+// isCobraUsage recognizes cobra's own argument errors (unknown command, wrong arg count).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand", "flag needs"} {
+		if len(msg) >= len(p) && contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// exactArgs is cobra.ExactArgs returning a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %d argument(s), got %d (see --help)", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}

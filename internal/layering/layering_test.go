@@ -1,0 +1,126 @@
+// Package layering enforces the import layers of docs/architecture.md: imports point
+// downward only, and within a layer only between the siblings named here.
+package layering
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hudi-go/hudi/internal/testutil"
+)
+
+const module = "github.com/hudi-go/hudi"
+
+// layer of each package (path relative to the module root). Deeper layers import only
+// shallower ones. A package missing here fails the test, so a new package must be placed.
+var layer = map[string]int{
+	"storage": 0, "storage/local": 0, "storage/mem": 0,
+	"internal/avro": 0, "internal/parallel": 0, "internal/testutil": 0,
+	"spec": 1, "config": 1,
+	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
+	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1,
+	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
+	"filegroup": 3, "mdt": 3,
+	"table":  4,
+	"commit": 5,
+	"read":   6, "write": 6,
+	"hudi": 7, "sql": 7,
+	"internal/cli": 8, "cmd/hudi": 8,
+	"internal/layering": 9,
+}
+
+// sameLayer lists the allowed imports between packages of one layer.
+var sameLayer = map[string][]string{
+	"storage/local": {"storage"},
+	"storage/mem":   {"storage"},
+	"fsview":        {"timeline"},
+	"internal/cli":  {},
+	"cmd/hudi":      {"internal/cli"},
+}
+
+func TestLayering(t *testing.T) {
+	root := testutil.RepoRoot(t)
+	imports := map[string]map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pkg := filepath.ToSlash(rel)
+		if pkg == "." {
+			pkg = "hudi"
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if path == module {
+				imports[pkg]["hudi"] = true
+			} else if strings.HasPrefix(path, module+"/") {
+				imports[pkg][strings.TrimPrefix(path, module+"/")] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		lp, ok := layer[p]
+		if !ok {
+			t.Errorf("package %s has no layer: add it to the layering test and docs/architecture.md", p)
+			continue
+		}
+		for dep := range imports[p] {
+			ld, ok := layer[dep]
+			if !ok {
+				continue // reported as its own package
+			}
+			switch {
+			case ld < lp:
+			case ld == lp && contains(sameLayer[p], dep):
+			default:
+				t.Errorf("%s (layer %d) must not import %s (layer %d)", p, lp, dep, ld)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

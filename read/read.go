@@ -1,0 +1,436 @@
+// Package read plans and runs Hudi queries — snapshot, time travel, read-optimized and
+// incremental — over a table, producing a stream of Arrow record batches in the table
+// schema. Planning resolves the schema and the file slices; running reads one slice per
+// worker with bounded memory.
+package read
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/filegroup"
+	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/keygen"
+	"github.com/hudi-go/hudi/merge"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+)
+
+// Options select the query.
+type Options struct {
+	// AsOf is the time-travel instant ("" = latest).
+	AsOf spec.InstantTime
+	// ReadOptimized reads base files only (MOR); on COW it equals a snapshot.
+	ReadOptimized bool
+	// Incremental reads the latest state, as of End, of records written in (Begin, End].
+	Incremental bool
+	Begin, End  spec.InstantTime
+	// Columns to return, in order (nil = all, meta fields first).
+	Columns []string
+	// Filter keeps matching rows; it also prunes partitions and files.
+	Filter expr.Expr
+	// BatchSize is the maximum rows per batch (default 8192).
+	BatchSize int
+	// Parallelism is the number of slices read at once (default: number of CPUs).
+	Parallelism int
+	Mem         memory.Allocator
+	Logger      *slog.Logger
+}
+
+// Scan is a planned query.
+type Scan struct {
+	t        *table.Table
+	opts     Options
+	schema   *arrow.Schema // output schema
+	full     *arrow.Schema // table schema with meta fields
+	slices   []fsview.FileSlice
+	fgOpts   filegroup.Options
+	readCols []string // columns read per slice: output ∪ filter ∪ commit time
+	empty    bool
+}
+
+// commitTimeField is the meta column incremental queries filter on.
+var commitTimeField = schema.MetaFields[0]
+
+// Plan resolves the query's schema and file slices.
+func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
+	if opts.Mem == nil {
+		opts.Mem = memory.DefaultAllocator
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 8192
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	s := &Scan{t: t, opts: opts}
+	asOf := opts.AsOf
+	if opts.Incremental {
+		if opts.AsOf != "" {
+			return nil, errors.New("an incremental query cannot also be a time-travel query")
+		}
+		if !t.Config.PopulateMetaFields() {
+			return nil, fmt.Errorf("table %s does not populate meta fields (%s=false): incremental queries need _hoodie_commit_time", t.Config.Name(), table.KeyPopulateMetaFields)
+		}
+		if opts.End == "" {
+			if last := t.Timeline.DataInstants(); len(last) > 0 {
+				opts.End = last[len(last)-1].Time
+			}
+		}
+		if opts.Begin == "" {
+			opts.Begin = spec.ZeroInstant
+		}
+		asOf = opts.End
+		s.opts = opts
+	}
+	if asOf != "" {
+		if data := t.Timeline.DataInstants(); len(data) == 0 || asOf.Less(data[0].Time) {
+			// Before the first commit the table is empty.
+			s.empty = true
+		}
+	}
+
+	full, err := resolveSchema(ctx, t, asOf)
+	if err != nil {
+		return nil, err
+	}
+	s.full = full
+	outCols := opts.Columns
+	if outCols == nil {
+		for _, f := range full.Fields() {
+			outCols = append(outCols, f.Name)
+		}
+	}
+	var outFields []arrow.Field
+	for _, c := range outCols {
+		i := schema.FieldIndex(full, c)
+		if i < 0 {
+			return nil, fmt.Errorf("column %q is not in the table schema (columns: %s)", c, strings.Join(fieldNames(full), ", "))
+		}
+		outFields = append(outFields, full.Field(i))
+	}
+	s.schema = arrow.NewSchema(outFields, nil)
+	s.readCols = fieldNames(s.schema)
+	if opts.Filter != nil {
+		for _, c := range opts.Filter.Columns() {
+			root := strings.SplitN(c, ".", 2)[0]
+			if schema.FieldIndex(full, root) < 0 {
+				return nil, fmt.Errorf("filter column %q is not in the table schema", c)
+			}
+			s.readCols = appendUnique(s.readCols, full.Field(schema.FieldIndex(full, root)).Name)
+		}
+	}
+	if opts.Incremental {
+		s.readCols = appendUnique(s.readCols, commitTimeField)
+	}
+	if s.empty {
+		return s, nil
+	}
+
+	listing, err := t.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view, err := t.View(ctx, listing, asOf)
+	if err != nil {
+		return nil, err
+	}
+	for _, sl := range view.LatestSlices() {
+		if opts.Filter != nil && !expr.MayMatchPartition(opts.Filter, partitionValues(t.Config, sl.Partition)) {
+			continue
+		}
+		if opts.Incremental && !mayHaveCommitsAfter(sl, opts.Begin) {
+			continue
+		}
+		s.slices = append(s.slices, sl)
+	}
+
+	mode, err := merge.ModeFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	if err != nil {
+		return nil, err
+	}
+	ordering := ""
+	if of := t.Config.OrderingFields(); len(of) > 0 && schema.FieldIndex(full, of[0]) >= 0 {
+		ordering = full.Field(schema.FieldIndex(full, of[0])).Name
+	}
+	vis := fsview.NewVisibility(t.Timeline, asOf)
+	s.fgOpts = filegroup.Options{
+		Schema:              full,
+		Columns:             s.readCols,
+		KeyGen:              keygen.ForTable(t.Config.KeyGenerator(), t.Config.RecordKeyFields()),
+		MetaFieldsPopulated: t.Config.PopulateMetaFields(),
+		OrderingField:       ordering,
+		Rules:               merge.Rules{Mode: mode},
+		Committed:           vis.Committed,
+		BaseOnly:            opts.ReadOptimized,
+		BatchSize:           opts.BatchSize,
+		Mem:                 opts.Mem,
+		Logger:              opts.Logger,
+	}
+	return s, nil
+}
+
+// mayHaveCommitsAfter reports whether a slice can hold records committed after begin:
+// every record in a file was written at or before the instant that wrote the file.
+func mayHaveCommitsAfter(sl fsview.FileSlice, begin spec.InstantTime) bool {
+	if len(sl.Logs) > 0 {
+		return true
+	}
+	return sl.Base != nil && begin.Less(sl.Base.Name.Instant)
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func fieldNames(s *arrow.Schema) []string {
+	out := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// resolveSchema returns the table schema with meta fields as of an instant.
+func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (*arrow.Schema, error) {
+	avroSchema, err := t.SchemaAt(ctx, asOf)
+	if err != nil {
+		return nil, err
+	}
+	if avroSchema != "" {
+		sc, err := schema.FromAvro(avroSchema)
+		if err != nil {
+			return nil, fmt.Errorf("table %s schema: %w", t.Config.Name(), err)
+		}
+		return schema.WithMetaFields(sc), nil
+	}
+	// No schema recorded anywhere: take a base file's.
+	listing, err := t.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view, err := t.View(ctx, listing, asOf)
+	if err != nil {
+		return nil, err
+	}
+	for _, sl := range view.LatestSlices() {
+		if sl.Base == nil {
+			continue
+		}
+		f, err := t.Storage.Open(ctx, sl.Base.Path)
+		if err != nil {
+			return nil, err
+		}
+		pf, err := parquet.Open(f, f.Size(), sl.Base.Path, memory.DefaultAllocator, 1)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		sc := pf.Schema()
+		pf.Close()
+		f.Close()
+		return schema.WithMetaFields(sc), nil
+	}
+	return nil, fmt.Errorf("table %s records no schema (no commit schema, no %s, no base file)", t.Config.Name(), table.KeyCreateSchema)
+}
+
+// partitionValues parses a partition path into field values: hive-style "f=v" segments,
+// or positional segments matched to the partition fields.
+func partitionValues(cfg *table.Config, partition string) map[string]string {
+	if partition == "" {
+		return nil
+	}
+	fields := cfg.PartitionFields()
+	segs := strings.Split(partition, "/")
+	out := map[string]string{}
+	decode := func(v string) string {
+		if cfg.URLEncodePartitioning() {
+			if d, err := url.PathUnescape(v); err == nil {
+				return d
+			}
+		}
+		return v
+	}
+	for i, seg := range segs {
+		if k, v, ok := strings.Cut(seg, "="); ok && cfg.HiveStylePartitioning() {
+			out[k] = decode(v)
+			continue
+		}
+		if len(segs) == len(fields) && !isTimestampKeyGen(cfg) {
+			out[fields[i]] = decode(seg)
+		}
+	}
+	return out
+}
+
+// isTimestampKeyGen reports key generators whose partition path is a formatted time, not
+// the column value.
+func isTimestampKeyGen(cfg *table.Config) bool {
+	k := strings.ToUpper(cfg.KeyGenerator())
+	return strings.Contains(k, "TIMESTAMP") || strings.Contains(k, "CUSTOM")
+}
+
+// Schema is the output schema.
+func (s *Scan) Schema() *arrow.Schema { return s.schema }
+
+// Slices are the file slices the scan reads.
+func (s *Scan) Slices() []fsview.FileSlice { return s.slices }
+
+// Run reads the slices, Parallelism at a time, and calls emit for each output batch from
+// the calling goroutine. A batch is released after emit returns.
+func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
+	if s.empty || len(s.slices) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := min(s.opts.Parallelism, len(s.slices))
+	jobs := make(chan fsview.FileSlice)
+	results := make(chan arrow.Record, workers)
+	errc := make(chan error, workers+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sl := range jobs {
+				if err := s.readSlice(ctx, sl, results); err != nil {
+					errc <- err
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, sl := range s.slices {
+			select {
+			case jobs <- sl:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	var emitErr error
+	for rec := range results {
+		if emitErr == nil {
+			if emitErr = emit(rec); emitErr != nil {
+				cancel()
+			}
+		}
+		rec.Release()
+	}
+	if emitErr != nil {
+		return emitErr
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	return ctx.Err()
+}
+
+// readSlice reads one slice, filters and projects its batches, and sends them on.
+func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
+	opts := s.fgOpts
+	if s.t.Config.DropPartitionColumns() {
+		opts.PartitionValues = partitionValues(s.t.Config, sl.Partition)
+	}
+	err := filegroup.Read(ctx, s.t.Storage, sl, opts, func(rec arrow.Record) error {
+		res, err := s.finish(ctx, rec)
+		if err != nil {
+			return err
+		}
+		if res == nil {
+			return nil
+		}
+		select {
+		case out <- res:
+			return nil
+		case <-ctx.Done():
+			res.Release()
+			return ctx.Err()
+		}
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("read file group %s/%s: %w", sl.Partition, sl.FileID, err)
+	}
+	return err
+}
+
+// finish applies the incremental range and the filter, then projects to the output
+// schema. It returns a new record (or nil for no rows).
+func (s *Scan) finish(ctx context.Context, rec arrow.Record) (arrow.Record, error) {
+	rec.Retain()
+	if s.opts.Incremental {
+		idx := schema.FieldIndex(rec.Schema(), commitTimeField)
+		col, ok := rec.Column(idx).(*array.String)
+		if !ok {
+			rec.Release()
+			return nil, fmt.Errorf("%s is not a string column", commitTimeField)
+		}
+		b := array.NewBooleanBuilder(s.opts.Mem)
+		for i := 0; i < col.Len(); i++ {
+			ts := spec.InstantTime(col.Value(i))
+			b.Append(col.IsValid(i) && s.opts.Begin.Less(ts) && ts.Compare(s.opts.End) <= 0)
+		}
+		mask := b.NewBooleanArray()
+		b.Release()
+		filtered, err := filterRecord(ctx, s.opts.Mem, rec, mask)
+		mask.Release()
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = filtered
+	}
+	if s.opts.Filter != nil && rec.NumRows() > 0 {
+		filtered, err := expr.Filter(ctx, s.opts.Filter, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = filtered
+	}
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return nil, nil
+	}
+	if rec.Schema().Equal(s.schema) {
+		return rec, nil
+	}
+	cols := make([]arrow.Array, s.schema.NumFields())
+	for i, f := range s.schema.Fields() {
+		cols[i] = rec.Column(schema.FieldIndex(rec.Schema(), f.Name))
+	}
+	out := array.NewRecord(s.schema, cols, rec.NumRows())
+	rec.Release()
+	return out, nil
+}
