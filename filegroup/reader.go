@@ -38,7 +38,11 @@ type Options struct {
 	// PartitionValues fills columns that the data files lack (drop.partition.columns).
 	PartitionValues map[string]string
 	// BaseOnly reads the base file alone (read-optimized queries).
-	BaseOnly  bool
+	BaseOnly bool
+	// SelectRowGroups, when set, picks the row groups of a base file worth reading (filter
+	// pruning by column statistics). It is used only when no log records are merged, since
+	// a log record can make a pruned base record match.
+	SelectRowGroups func(*parquet.File) []int
 	BatchSize int
 	Mem       memory.Allocator
 	Logger    *slog.Logger
@@ -59,13 +63,13 @@ func Read(ctx context.Context, st storage.Storage, slice fsview.FileSlice, opts 
 		if slice.Base == nil {
 			return nil
 		}
-		return r.readBase(ctx, func(rec arrow.Record) error { return r.emitProjected(rec, emit) })
+		return r.readBase(ctx, true, func(rec arrow.Record) error { return r.emitProjected(rec, emit) })
 	}
 	if err := r.scanLogs(ctx); err != nil {
 		return err
 	}
 	if slice.Base != nil {
-		if err := r.readBase(ctx, func(rec arrow.Record) error { return r.mergeBaseBatch(ctx, rec, emit) }); err != nil {
+		if err := r.readBase(ctx, false, func(rec arrow.Record) error { return r.mergeBaseBatch(ctx, rec, emit) }); err != nil {
 			return err
 		}
 	}
@@ -168,7 +172,7 @@ const isDeletedField = "_hoodie_is_deleted"
 func (r *sliceReader) release() { r.logs.release() }
 
 // readBase streams the base file's batches conformed to the read schema.
-func (r *sliceReader) readBase(ctx context.Context, fn func(arrow.Record) error) error {
+func (r *sliceReader) readBase(ctx context.Context, prunable bool, fn func(arrow.Record) error) error {
 	base := r.slice.Base
 	f, err := r.st.Open(ctx, base.Path)
 	if err != nil {
@@ -190,7 +194,13 @@ func (r *sliceReader) readBase(ctx context.Context, fn func(arrow.Record) error)
 		// asked for): still produce one row per stored row.
 		leaves = []int{0}
 	}
-	rr, err := pf.RecordReader(ctx, leaves, nil)
+	var rowGroups []int
+	if prunable && r.opts.SelectRowGroups != nil {
+		if rowGroups = r.opts.SelectRowGroups(pf); len(rowGroups) == 0 {
+			return nil // no row group can match the filter
+		}
+	}
+	rr, err := pf.RecordReader(ctx, leaves, rowGroups)
 	if err != nil {
 		return err
 	}

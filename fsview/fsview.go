@@ -64,6 +64,10 @@ func (g *FileGroup) Latest() *FileSlice {
 // Listing is the raw content of a table's partitions: every file name with its size.
 type Listing struct {
 	Partitions []PartitionFiles
+	// NotPartitions are directories that hold Hudi data file names but no partition
+	// metadata file. Java's listing ignores them too; callers warn, since such a
+	// directory usually means a damaged or hand-copied partition.
+	NotPartitions []string
 }
 
 // PartitionFiles is one partition's files.
@@ -99,6 +103,9 @@ func walk(ctx context.Context, st storage.Storage, dir string, l *Listing) error
 			break
 		}
 	}
+	if !isPartition && dir != "" && holdsDataFiles(entries) {
+		l.NotPartitions = append(l.NotPartitions, dir)
+	}
 	if isPartition {
 		var files []storage.FileInfo
 		for _, e := range entries {
@@ -119,6 +126,21 @@ func walk(ctx context.Context, st storage.Storage, dir string, l *Listing) error
 		}
 	}
 	return nil
+}
+
+func holdsDataFiles(entries []storage.FileInfo) bool {
+	for _, e := range entries {
+		if e.IsDir {
+			continue
+		}
+		if _, ok := spec.ParseBaseFileName(e.Name); ok {
+			return true
+		}
+		if _, ok := spec.ParseLogFileName(e.Name); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Options say which view to build.

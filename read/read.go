@@ -80,6 +80,9 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	s := &Scan{t: t, opts: opts}
+	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
+		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
+	}
 	asOf := opts.AsOf
 	if opts.Incremental {
 		if opts.AsOf != "" {
@@ -147,6 +150,9 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, d := range listing.NotPartitions {
+		opts.Logger.Warn("directory has Hudi data files but no "+fsview.PartitionMetadataFile+"; it is not a partition and is not read (as in Java Hudi)", "dir", d)
+	}
 	view, err := t.View(ctx, listing, asOf)
 	if err != nil {
 		return nil, err
@@ -183,6 +189,9 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		Mem:                 opts.Mem,
 		Logger:              opts.Logger,
 	}
+	if opts.Filter != nil {
+		s.fgOpts.SelectRowGroups = rowGroupSelector(opts.Filter, full)
+	}
 	return s, nil
 }
 
@@ -212,7 +221,10 @@ func fieldNames(s *arrow.Schema) []string {
 	return out
 }
 
-// resolveSchema returns the table schema with meta fields as of an instant.
+// resolveSchema returns the table schema with meta fields as of an instant. For time
+// travel this is the schema of the latest commit at or before the instant, as Java's
+// Spark relation does (TableSchemaResolver.getTableAvroSchema(timestamp) when a query
+// instant is given).
 func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (*arrow.Schema, error) {
 	avroSchema, err := t.SchemaAt(ctx, asOf)
 	if err != nil {

@@ -93,8 +93,8 @@ func TestConformConversions(t *testing.T) {
 		},
 		{
 			name: "sliced struct with nested struct",
-			src: arrow.StructOf(arrow.Field{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: i32, Nullable: true}), Nullable: true}),
-			in:  `[{"s": {"x": 1}}, {"s": {"x": 2}}, null, {"s": null}, {"s": {"x": null}}]`,
+			src:  arrow.StructOf(arrow.Field{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "x", Type: i32, Nullable: true}), Nullable: true}),
+			in:   `[{"s": {"x": 1}}, {"s": {"x": 2}}, null, {"s": null}, {"s": {"x": null}}]`,
 			target: arrow.StructOf(arrow.Field{Name: "s", Type: arrow.StructOf(
 				arrow.Field{Name: "x", Type: i64, Nullable: true}, arrow.Field{Name: "y", Type: str, Nullable: true}), Nullable: true}),
 			want:     `[{"s": {"x": 2, "y": null}}, null, {"s": null}, {"s": {"x": null, "y": null}}]`,

@@ -169,4 +169,3 @@ func rowsByKey(t testing.TB, rec arrow.Record, key string) map[string]int {
 	}
 	return out
 }
-
