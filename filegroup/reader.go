@@ -43,9 +43,9 @@ type Options struct {
 	// pruning by column statistics). It is used only when no log records are merged, since
 	// a log record can make a pruned base record match.
 	SelectRowGroups func(*parquet.File) []int
-	BatchSize int
-	Mem       memory.Allocator
-	Logger    *slog.Logger
+	BatchSize       int
+	Mem             memory.Allocator
+	Logger          *slog.Logger
 }
 
 // Emit receives each output batch; the batch is released after Emit returns, so Emit
