@@ -24,7 +24,9 @@ func checkedMem(t testing.TB) *memory.CheckedAllocator {
 // testRecord has 6 rows; the canonical JSON decoder builds it so the data reads naturally.
 func testRecord(t testing.TB, mem memory.Allocator) arrow.RecordBatch {
 	t.Helper()
-	n := func(name string, dt arrow.DataType) arrow.Field { return arrow.Field{Name: name, Type: dt, Nullable: true} }
+	n := func(name string, dt arrow.DataType) arrow.Field {
+		return arrow.Field{Name: name, Type: dt, Nullable: true}
+	}
 	schema := arrow.NewSchema([]arrow.Field{
 		n("id", arrow.PrimitiveTypes.Int32),
 		n("big", arrow.PrimitiveTypes.Int64),

@@ -13,8 +13,8 @@ const (
 	tQuotedIdent
 	tString
 	tNumber
-	tOp     // = == != <> < <= > >=
-	tPunct  // ( ) , . + -
+	tOp    // = == != <> < <= > >=
+	tPunct // ( ) , . + -
 	tKeyword
 )
 

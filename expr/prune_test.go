@@ -19,8 +19,8 @@ func TestMayMatch(t *testing.T) {
 		"day":    {Min: Date(19737), Max: Date(19738), ValueCount: 5, HasMinMax: true}, // 2024-01-15..16
 		"ts": {Min: TimestampMicros(1705314600000000), Max: TimestampMicros(1705314600000000), // 2024-01-15T10:30:00Z
 			ValueCount: 5, HasMinMax: true},
-		"tt":      {Min: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Max: time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), ValueCount: 1, HasMinMax: true},
-		"allnull": {NullCount: 4, ValueCount: 4},
+		"tt":       {Min: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), Max: time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), ValueCount: 1, HasMinMax: true},
+		"allnull":  {NullCount: 4, ValueCount: 4},
 		"nominmax": {NullCount: 0, ValueCount: 4},
 		"nocounts": {Min: int64(1), Max: int64(2), HasMinMax: true},
 		"flag":     {Min: false, Max: false, ValueCount: 3, HasMinMax: true},
@@ -45,7 +45,7 @@ func TestMayMatch(t *testing.T) {
 		{"fare = 25", false},
 		{"fare != 10", true},
 		{"20 < fare", false},
-		{"fare > 20 OR city = 'chennai'", true},  // impossible OR possible
+		{"fare > 20 OR city = 'chennai'", true},   // impossible OR possible
 		{"fare > 20 AND city = 'chennai'", false}, // impossible AND possible
 		{"NOT (fare > 20)", true},
 		{"NOT (fare < 100)", true}, // floats: negations stay conservative (NaN rows)
@@ -84,7 +84,7 @@ func TestMayMatch(t *testing.T) {
 		{"allnull = 1", false},
 		{"allnull != 1", false},
 		{"nominmax = 1", true},
-		{"nocounts IS NULL", true},   // counts unknown
+		{"nocounts IS NULL", true}, // counts unknown
 		{"nocounts = 5", false},
 		{"city = 'sao_paulo'", true},
 		{"city = 'zurich'", false},

@@ -175,6 +175,14 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 			}
 		}
 		rec := rb.NewRecord()
+		if len(r.opts.PartitionValues) > 0 {
+			filled, err := fillPartitionValues(r.mem, rec, r.opts.PartitionValues)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			rec = filled
+		}
 		return r.addLogBatch(rec)
 	case logfile.ParquetDataBlock:
 		pf, err := parquet.OpenBytes(b.Content, pb.file, r.mem, int64(r.opts.BatchSize))

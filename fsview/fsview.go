@@ -174,8 +174,10 @@ func (v *Visibility) InRange(ts spec.InstantTime) bool {
 }
 
 // Committed reports whether data written by instant ts is visible: ts is a completed data
-// instant at or before the query instant, or (layout 1) older than the active timeline,
-// which Java takes as archived and committed.
+// instant at or before the query instant, or older than every instant of the active
+// timeline, which Java takes as archived and committed (containsOrBeforeTimelineStarts,
+// used by the file-system view of both timeline layouts). Without that rule a table whose
+// old commits were archived would lose their files.
 func (v *Visibility) Committed(ts spec.InstantTime) bool {
 	if !v.InRange(ts) {
 		return false
@@ -183,7 +185,7 @@ func (v *Visibility) Committed(ts spec.InstantTime) bool {
 	if _, ok := v.tl.CompletedDataInstant(ts); ok {
 		return true
 	}
-	return v.tl.Layout < 2 && v.tl.IsBeforeStart(ts)
+	return v.tl.IsBeforeStart(ts)
 }
 
 // CompletionTime returns the completion time of a visible data instant (layout 2). For

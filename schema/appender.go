@@ -204,9 +204,8 @@ func compileValue(w *avroType, target arrow.DataType, path string) (appendFunc, 
 				if !ok {
 					return badValue(w, v, path)
 				}
-				// Via the shortest decimal text, matching Conform's float→double.
-				d, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
-				b.(*array.Float64Builder).Append(d)
+				// Exact widening, as Avro's own float→double promotion does.
+				b.(*array.Float64Builder).Append(float64(x))
 				return nil
 			}, nil
 		}

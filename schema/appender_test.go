@@ -238,7 +238,7 @@ func TestValueAppender(t *testing.T) {
 		{"long→string", `["null","long"]`, arrow.BinaryTypes.String, []any{int64(1705367700000), nil}, `["1705367700000", null]`},
 		{"string→long", `["null","string"]`, arrow.PrimitiveTypes.Int64, []any{"1705367700000", nil}, `[1705367700000, null]`},
 		{"float→float", `"float"`, arrow.PrimitiveTypes.Float32, []any{float32(1.5)}, `[1.5]`},
-		{"float→double", `"float"`, arrow.PrimitiveTypes.Float64, []any{float32(1.1)}, `[1.1]`},
+		{"float→double", `"float"`, arrow.PrimitiveTypes.Float64, []any{float32(1.1)}, `[1.100000023841858]`},
 		{"double", `"double"`, arrow.PrimitiveTypes.Float64, []any{2.5}, `[2.5]`},
 		{"boolean", `"boolean"`, arrow.FixedWidthTypes.Boolean, []any{true, nil}, `[true, null]`},
 		{"string→binary", `"string"`, arrow.BinaryTypes.Binary, []any{"hi"}, `["aGk="]`},

