@@ -23,6 +23,7 @@ const (
 	KeyTimelineLayout       = "hoodie.timeline.layout.version"
 	KeyTimelinePath         = "hoodie.timeline.path"
 	KeyArchiveLogFolder     = "hoodie.archivelog.folder"
+	KeyTimelineHistoryPath  = "hoodie.timeline.history.path"
 	KeyRecordKeyFields      = "hoodie.table.recordkey.fields"
 	KeyPartitionFields      = "hoodie.table.partition.fields"
 	KeyPrecombineField      = "hoodie.table.precombine.field"

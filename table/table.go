@@ -126,6 +126,16 @@ func (t *Table) View(ctx context.Context, listing *fsview.Listing, asOf spec.Ins
 	return fsview.Build(listing, t.Timeline, fsview.Options{AsOf: asOf, Replaced: replaced}), nil
 }
 
+// Archived loads the archived timeline (layout 1: .hoodie/<hoodie.archivelog.folder>;
+// layout 2: the LSM history under the timeline folder).
+func (t *Table) Archived(ctx context.Context) ([]timeline.ArchivedInstant, error) {
+	folder := t.Config.get(KeyArchiveLogFolder)
+	if t.Timeline.Layout >= 2 {
+		folder = t.Config.get(KeyTimelineHistoryPath)
+	}
+	return timeline.LoadArchived(ctx, t.Storage, t.Timeline.Layout, folder, t.Config.TimelinePath())
+}
+
 // List lists the table's partitions and files.
 func (t *Table) List(ctx context.Context) (*fsview.Listing, error) {
 	return fsview.ListPartitions(ctx, t.Storage)

@@ -176,3 +176,19 @@ func TestTimelineAndDescribe(t *testing.T) {
 		t.Errorf("timeline text (exit %d):\n%s", code, out)
 	}
 }
+
+func TestTimelineArchivedFlag(t *testing.T) {
+	dir := testutil.Table(t, "cow/v6_nonpartitioned")
+	plain, _, code := run(t, "timeline", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	withArchived, stderr, code := run(t, "timeline", dir, "--format", "json", "--archived")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// The fixture has an empty .hoodie/archived folder: the same instants, none archived.
+	if plain != withArchived || strings.Contains(withArchived, `"archived"`) {
+		t.Errorf("--archived on a table without archived instants:\n%s\nvs\n%s", withArchived, plain)
+	}
+}

@@ -40,13 +40,33 @@ func newTimelineCmd(e *env) *cobra.Command {
 				return err
 			}
 			entries := timelineEntries(t)
+			if archived {
+				arch, err := t.Meta().Archived(cmd.Context())
+				if err != nil {
+					return err
+				}
+				for _, a := range arch {
+					entries = append(entries, TimelineEntry{Instant: string(a.Instant.Time), Action: string(a.Instant.Action),
+						State: a.Instant.State.String(), CompletionTime: string(a.Instant.Completion), Archived: true})
+				}
+				sort.SliceStable(entries, func(i, j int) bool {
+					if entries[i].Instant != entries[j].Instant {
+						return entries[i].Instant < entries[j].Instant
+					}
+					return stateRank(entries[i].State) < stateRank(entries[j].State)
+				})
+			}
 			if format == "json" {
 				return writeJSON(e.stdout, entries)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANT\tACTION\tSTATE\tCOMPLETED")
+			fmt.Fprintln(tw, "INSTANT\tACTION\tSTATE\tCOMPLETED\tARCHIVED")
 			for _, en := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", en.Instant, en.Action, en.State, en.CompletionTime)
+				arch := ""
+				if en.Archived {
+					arch = "yes"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Instant, en.Action, en.State, en.CompletionTime, arch)
 			}
 			return tw.Flush()
 		},
@@ -63,6 +83,16 @@ func timelineEntries(t *hudi.Table) []TimelineEntry {
 			State: in.State.String(), CompletionTime: string(in.Completion)})
 	}
 	return entries
+}
+
+func stateRank(s string) int {
+	switch s {
+	case "requested":
+		return 0
+	case "inflight":
+		return 1
+	}
+	return 2
 }
 
 func checkFormat(f string) error {
