@@ -190,21 +190,13 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 			return err
 		}
 		defer pf.Close()
-		rr, err := pf.RecordReader(ctx, nil, nil)
-		if err != nil {
-			return err
-		}
-		defer rr.Release()
-		for rr.Next() {
-			rec, err := r.conform(rr.Record(), pb.file)
+		return pf.ReadBatches(ctx, nil, nil, func(batch arrow.Record) error {
+			rec, err := r.conform(batch, pb.file)
 			if err != nil {
 				return err
 			}
-			if err := r.addLogBatch(rec); err != nil {
-				return err
-			}
-		}
-		return rr.Err()
+			return r.addLogBatch(rec)
+		})
 	case logfile.DeleteBlock:
 		dels, err := logfile.DecodeDeleteBlock(b.Content)
 		if err != nil {

@@ -200,26 +200,14 @@ func (r *sliceReader) readBase(ctx context.Context, prunable bool, fn func(arrow
 			return nil // no row group can match the filter
 		}
 	}
-	rr, err := pf.RecordReader(ctx, leaves, rowGroups)
-	if err != nil {
-		return err
-	}
-	defer rr.Release()
-	for rr.Next() {
-		rec, err := r.conform(rr.Record(), base.Path)
+	return pf.ReadBatches(ctx, leaves, rowGroups, func(batch arrow.Record) error {
+		rec, err := r.conform(batch, base.Path)
 		if err != nil {
 			return err
 		}
-		err = fn(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
-	}
-	if err := rr.Err(); err != nil {
-		return fmt.Errorf("read base file %s: %w", base.Path, err)
-	}
-	return nil
+		defer rec.Release()
+		return fn(rec)
+	})
 }
 
 // conform projects a batch onto the read schema and fills partition values.

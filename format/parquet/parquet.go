@@ -195,3 +195,29 @@ func (f *File) LeafIndex(name string) int {
 func (f *File) ParquetType(leaf int) pq.Type {
 	return f.pr.MetaData().Schema.Column(leaf).PhysicalType()
 }
+
+// ReadBatches streams the record batches of the given leaf columns (nil = all) and row
+// groups (nil = all) to fn; a batch is released after fn returns. Corrupt pages make
+// arrow-go panic in places; such a panic becomes an error naming the file, since bad
+// bytes must never crash a reader.
+func (f *File) ReadBatches(ctx context.Context, leaves, rowGroups []int, fn func(arrow.Record) error) (err error) {
+	rr, err := f.RecordReader(ctx, leaves, rowGroups)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("parquet file %s: corrupt data: %v", f.name, p)
+		}
+	}()
+	for rr.Next() {
+		if err := fn(rr.Record()); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return fmt.Errorf("parquet file %s: %w", f.name, err)
+	}
+	return nil
+}
