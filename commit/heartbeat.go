@@ -1,0 +1,107 @@
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+)
+
+// HeartbeatDir holds one file per running write; its modification time is the writer's
+// last sign of life (Java's HoodieHeartbeatClient).
+const HeartbeatDir = ".hoodie/.heartbeat"
+
+// HeartbeatOptions are hoodie.client.heartbeat.interval_in_ms (60 s) and
+// hoodie.client.heartbeat.tolerable.misses (2).
+type HeartbeatOptions struct {
+	Interval        time.Duration
+	TolerableMisses int
+}
+
+func (o HeartbeatOptions) withDefaults() HeartbeatOptions {
+	if o.Interval <= 0 {
+		o.Interval = 60 * time.Second
+	}
+	if o.TolerableMisses <= 0 {
+		o.TolerableMisses = 2
+	}
+	return o
+}
+
+// Expiry is how long a heartbeat may go unrefreshed before its writer counts as dead.
+func (o HeartbeatOptions) Expiry() time.Duration {
+	o = o.withDefaults()
+	return o.Interval * time.Duration(o.TolerableMisses)
+}
+
+// HeartbeatPath is the heartbeat file of an instant.
+func HeartbeatPath(instant spec.InstantTime) string {
+	return storage.Join(HeartbeatDir, string(instant))
+}
+
+// Heartbeat keeps a write's heartbeat file fresh until stopped.
+type Heartbeat struct {
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// StartHeartbeat writes the heartbeat file and refreshes it every interval.
+func StartHeartbeat(ctx context.Context, st storage.Storage, instant spec.InstantTime, o HeartbeatOptions) (*Heartbeat, error) {
+	o = o.withDefaults()
+	p := HeartbeatPath(instant)
+	beat := func() error {
+		// Recreate the file: its modification time is the signal.
+		if err := st.Delete(ctx, p); err != nil {
+			return err
+		}
+		return writeFile(ctx, st, p, nil)
+	}
+	if err := beat(); err != nil {
+		return nil, fmt.Errorf("start heartbeat for %s: %w", instant, err)
+	}
+	h := &Heartbeat{stop: make(chan struct{})}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		t := time.NewTicker(o.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-h.stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = beat() // a missed beat is tolerated; several expire the writer
+			}
+		}
+	}()
+	return h, nil
+}
+
+// Stop ends the refreshing.
+func (h *Heartbeat) Stop() {
+	if h == nil {
+		return
+	}
+	h.once.Do(func() { close(h.stop) })
+	h.wg.Wait()
+}
+
+// HeartbeatAlive reports whether the writer of instant refreshed its heartbeat within the
+// expiry. A missing heartbeat file is not alive.
+func HeartbeatAlive(ctx context.Context, st storage.Storage, instant spec.InstantTime, now time.Time, o HeartbeatOptions) (bool, error) {
+	fi, err := st.Stat(ctx, HeartbeatPath(instant))
+	if errors.Is(err, storage.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return now.Sub(fi.ModTime) <= o.Expiry(), nil
+}
