@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
@@ -135,7 +134,7 @@ func (t *Txn) Complete(ctx context.Context, meta *commitmeta.CommitMetadata) err
 	}
 	t.done = true
 	t.heartbeat.Stop()
-	_ = deleteTree(ctx, t.st, storage.Join(TempDir, string(t.Instant)))
+	_ = storage.DeleteTree(ctx, t.st, storage.Join(TempDir, string(t.Instant)))
 	_ = t.st.Delete(ctx, HeartbeatPath(t.Instant))
 	return nil
 }
@@ -158,28 +157,4 @@ func writeFile(ctx context.Context, st storage.Storage, p string, body []byte) e
 		return err
 	}
 	return w.Close()
-}
-
-// deleteTree removes a directory tree through the storage interface.
-func deleteTree(ctx context.Context, st storage.Storage, dir string) error {
-	entries, err := st.List(ctx, dir)
-	if err != nil {
-		if errors.Is(err, storage.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	for _, e := range entries {
-		p := path.Join(dir, e.Name)
-		if e.IsDir {
-			if err := deleteTree(ctx, st, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := st.Delete(ctx, p); err != nil {
-			return err
-		}
-	}
-	return st.Delete(ctx, dir)
 }

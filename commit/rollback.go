@@ -283,7 +283,7 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 			}
 		}
 	}
-	_ = deleteTree(ctx, st, storage.Join(TempDir, string(target)))
+	_ = storage.DeleteTree(ctx, st, storage.Join(TempDir, string(target)))
 	_ = st.Delete(ctx, HeartbeatPath(target))
 	return nil
 }

@@ -44,8 +44,11 @@ type Storage interface {
 	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists.
 	// The file appears atomically when the writer is closed.
 	Create(ctx context.Context, path string) (io.WriteCloser, error)
-	// Delete removes a file; a missing file is not an error.
+	// Delete removes a file (or an empty directory); a missing file is not an error.
 	Delete(ctx context.Context, path string) error
+	// MkdirAll creates a directory and its parents where directories exist (a no-op on
+	// object stores, whose folders are implied by their files).
+	MkdirAll(ctx context.Context, dir string) error
 	// Root describes the storage root for messages (a directory or URL).
 	Root() string
 }
@@ -65,4 +68,29 @@ func Join(elems ...string) string {
 		}
 	}
 	return out
+}
+
+// DeleteTree removes a directory and everything below it through st. A missing
+// directory is not an error.
+func DeleteTree(ctx context.Context, st Storage, dir string) error {
+	entries, err := st.List(ctx, dir)
+	if err != nil {
+		if errors.Is(err, ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		p := Join(dir, e.Name)
+		if e.IsDir {
+			if err := DeleteTree(ctx, st, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := st.Delete(ctx, p); err != nil {
+			return err
+		}
+	}
+	return st.Delete(ctx, dir)
 }

@@ -160,4 +160,12 @@ func (l *FS) Delete(ctx context.Context, p string) error {
 	return nil
 }
 
+// MkdirAll creates a directory and its parents.
+func (l *FS) MkdirAll(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(l.abs(dir), 0o755); err != nil {
+		return wrap("mkdir", l.abs(dir), err)
+	}
+	return nil
+}
+
 var _ storage.Storage = (*FS)(nil)
