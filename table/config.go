@@ -158,6 +158,10 @@ func (c *Config) PartitionFields() []string {
 	return fields
 }
 
+// PartitionFieldsRaw are the partition fields as stored, with CustomKeyGenerator's
+// ":TYPE" suffixes.
+func (c *Config) PartitionFieldsRaw() []string { return list(c.get(KeyPartitionFields)) }
+
 // OrderingFields are the ordering (precombine) fields: hoodie.table.ordering.fields (v9)
 // or hoodie.table.precombine.field.
 func (c *Config) OrderingFields() []string {

@@ -1,0 +1,165 @@
+package hudi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/keygen"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write"
+)
+
+// CreateOptions describe a new table. Settings take any hoodie.* key; table-level ones
+// (key generator class, timestamp key generator settings, …) are persisted.
+type CreateOptions struct {
+	Name            string
+	Database        string
+	Type            string // cow (default) or mor
+	RecordKeyFields []string
+	PartitionFields []string
+	PrecombineField string
+	HiveStyle       bool
+	// Schema is Spark DDL: "uuid STRING, ts BIGINT, fare DOUBLE, …".
+	Schema   string
+	Settings map[string]string
+	Logger   *slog.Logger
+}
+
+// Create creates a table (table version 6) at path.
+func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
+	st, err := storageFor(path)
+	if err != nil {
+		return nil, err
+	}
+	typ, err := spec.ParseTableType(o.Type)
+	if err != nil {
+		return nil, err
+	}
+	cfg := config.New()
+	warnings, err := cfg.SetAll(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	logWarnings(o.Logger, warnings)
+	sc, err := schema.ParseDDL(o.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	createSchema, err := schema.CreateSchemaAvro(sc, o.Name)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	kgClass, _ := cfg.Get(config.KeyGeneratorClass.Name)
+	if !cfg.IsSet(config.KeyGeneratorClass) {
+		kgClass = ""
+	}
+	gen, err := keygen.New(keygen.Options{KeyGenerator: kgClass, RecordKeyFields: o.RecordKeyFields, PartitionFields: o.PartitionFields,
+		HiveStyle: o.HiveStyle, Props: cfg.Explicit()}, sc)
+	if err != nil {
+		return nil, fmt.Errorf("key generator: %w", err)
+	}
+	extra := map[string]string{}
+	for k, v := range cfg.Explicit() {
+		if strings.HasPrefix(k, "hoodie.keygen.timebased.") {
+			extra[k] = v
+		}
+	}
+	co := table.CreateOptions{Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
+		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),
+		HiveStyle: o.HiveStyle, CreateSchema: createSchema, Extra: extra,
+		URLEncodePartitions: cfg.Bool(config.URLEncodePartitioning), DropPartitionColumns: cfg.Bool(config.DropPartitionColumns)}
+	if typ == spec.MergeOnRead && cfg.IsSet(config.PayloadClass) {
+		co.PayloadClass = cfg.String(config.PayloadClass)
+	}
+	t, err := table.Create(ctx, st, co)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{meta: t}, nil
+}
+
+func logWarnings(l *slog.Logger, warnings []string) {
+	if l == nil {
+		l = slog.Default()
+	}
+	for _, w := range warnings {
+		l.Warn(w)
+	}
+}
+
+// WriteOptions select a write operation and its hoodie.* settings.
+type WriteOptions struct {
+	Operation string // upsert (default), insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition
+	Settings  map[string]string
+	Logger    *slog.Logger
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// WriteResult summarizes a committed write.
+type WriteResult = write.Result
+
+// Write applies an operation with input batches in the table's columns and commits it.
+func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOptions) (*WriteResult, error) {
+	op := write.Upsert
+	if o.Operation != "" {
+		var err error
+		if op, err = write.ParseOperation(o.Operation); err != nil {
+			return nil, err
+		}
+	}
+	cfg := config.New()
+	warnings, err := cfg.SetAll(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	logWarnings(o.Logger, warnings)
+	wo := write.Options{
+		Operation:          op,
+		IndexType:          cfg.String(config.IndexType),
+		PayloadClass:       cfg.String(config.PayloadClass),
+		MaxFileSize:        cfg.Long(config.ParquetMaxFileSize),
+		SmallFileLimit:     cfg.Long(config.ParquetSmallFileLimit),
+		RecordSizeEstimate: cfg.Long(config.CopyOnWriteRecordSizeEstimate),
+		InsertSplitSize:    cfg.Int(config.CopyOnWriteInsertSplitSize),
+		Compression:        cfg.String(config.ParquetCompressionCodec),
+		PageSize:           cfg.Long(config.ParquetPageSize),
+		BlockSize:          cfg.Long(config.ParquetBlockSize),
+		BloomType:          cfg.String(config.BloomFilterType),
+		BloomNumEntries:    cfg.Int(config.BloomNumEntries),
+		BloomFPP:           cfg.Double(config.BloomFPP),
+		BloomMaxEntries:    cfg.Int(config.BloomDynamicMaxEntries),
+		BulkInsertSortMode: cfg.String(config.BulkInsertSortMode),
+		Logger:             o.Logger,
+		Now:                o.Now,
+	}
+	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
+	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
+	wo.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
+	if wo.SmallFileLimit == 0 {
+		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
+	}
+	if v, ok := cfg.Get("hoodie.datasource.write.partitions.to.delete"); ok {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				wo.PartitionsToDelete = append(wo.PartitionsToDelete, p)
+			}
+		}
+	}
+	if v, ok := cfg.Get("hoodie.write.set.null.for.missing.columns"); ok {
+		wo.SetNullForMissingColumns = strings.EqualFold(v, "true")
+	}
+	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
+	if strings.EqualFold(tz, "UTC") {
+		wo.TimelineZone = time.UTC
+	}
+	return write.Write(ctx, t.meta, batches, wo)
+}

@@ -1,0 +1,143 @@
+package write
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/keygen"
+	"github.com/hudi-go/hudi/merge"
+	"github.com/hudi-go/hudi/schema"
+)
+
+// incoming is one input record: where it lives, its Hudi key and its ordering value.
+type incoming struct {
+	batch, row int32
+	key        string
+	partition  string
+	ordering   merge.Ordering
+	// softDelete: _hoodie_is_deleted is true, so the record deletes its key.
+	softDelete bool
+}
+
+// inputSet holds the input conformed to the write schema, with every record's key.
+type inputSet struct {
+	schema  *arrow.Schema // write schema, no meta fields
+	batches []arrow.Record
+	records []incoming
+}
+
+func (in *inputSet) release() {
+	for _, b := range in.batches {
+		b.Release()
+	}
+	in.batches = nil
+}
+
+// isDeletedField is Hudi's soft-delete column.
+const isDeletedField = "_hoodie_is_deleted"
+
+// collect conforms the input batches to the write schema and computes each record's key,
+// partition path and ordering value. Meta columns in the input are ignored (the
+// conformed schema has none).
+func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
+	gen *keygen.Generator, orderingField string) (*inputSet, error) {
+	in := &inputSet{schema: writeSchema}
+	ordIdx, delIdx := -1, -1
+	if orderingField != "" {
+		ordIdx = schema.FieldIndex(writeSchema, orderingField)
+	}
+	delIdx = schema.FieldIndex(writeSchema, isDeletedField)
+	row0 := 0
+	for _, b := range batches {
+		if err := ctx.Err(); err != nil {
+			in.release()
+			return nil, err
+		}
+		rec, err := schema.ConformRecord(mem, b, writeSchema)
+		if err != nil {
+			in.release()
+			return nil, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+int(b.NumRows()), err)
+		}
+		bi := int32(len(in.batches))
+		in.batches = append(in.batches, rec)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			key, err := gen.RecordKey(rec, i)
+			if err != nil {
+				in.release()
+				return nil, fmt.Errorf("input row %d: %w", row0+i+1, err)
+			}
+			part, err := gen.PartitionPath(rec, i)
+			if err != nil {
+				in.release()
+				return nil, fmt.Errorf("input row %d: %w", row0+i+1, err)
+			}
+			r := incoming{batch: bi, row: int32(i), key: key, partition: part}
+			if ordIdx >= 0 {
+				r.ordering = orderingOf(rec.Column(ordIdx), i)
+			}
+			if delIdx >= 0 {
+				if c, ok := rec.Column(delIdx).(*array.Boolean); ok && c.IsValid(i) && c.Value(i) {
+					r.softDelete = true
+				}
+			}
+			in.records = append(in.records, r)
+		}
+		row0 += int(rec.NumRows())
+	}
+	return in, nil
+}
+
+// precombine keeps one record per key (per partition unless global): the one with the
+// larger ordering value, ties going to the later record — OverwriteWithLatestAvroPayload's
+// and DefaultHoodieRecordPayload's preCombine.
+func (in *inputSet) precombine(global bool) {
+	type hk struct{ key, partition string }
+	pos := make(map[hk]int, len(in.records))
+	out := in.records[:0]
+	for _, r := range in.records {
+		k := hk{key: r.key}
+		if !global {
+			k.partition = r.partition
+		}
+		if i, ok := pos[k]; ok {
+			if c, comparable := out[i].ordering.Compare(r.ordering); comparable && c > 0 {
+				continue // the earlier record has the larger ordering value
+			}
+			out[i] = r
+			continue
+		}
+		pos[k] = len(out)
+		out = append(out, r)
+	}
+	in.records = out
+}
+
+// orderingOf reads an ordering value from an Arrow cell.
+func orderingOf(arr arrow.Array, i int) merge.Ordering {
+	if arr.IsNull(i) {
+		return merge.Ordering{}
+	}
+	switch a := arr.(type) {
+	case *array.Int32:
+		return merge.OrderingOf(int64(a.Value(i)))
+	case *array.Int64:
+		return merge.OrderingOf(a.Value(i))
+	case *array.Float32:
+		return merge.OrderingOf(float64(a.Value(i)))
+	case *array.Float64:
+		return merge.OrderingOf(a.Value(i))
+	case *array.String:
+		return merge.OrderingOf(a.Value(i))
+	case *array.Date32:
+		return merge.OrderingOf(int64(a.Value(i)))
+	case *array.Timestamp:
+		return merge.OrderingOf(int64(a.Value(i)))
+	case *array.Boolean:
+		return merge.OrderingOf(a.Value(i))
+	}
+	return merge.Ordering{}
+}

@@ -1,0 +1,493 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/merge"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+)
+
+type writer struct {
+	t        *table.Table
+	o        Options
+	in       *inputSet
+	view     *fsview.View
+	rules    merge.Rules
+	ordering string
+}
+
+// mergeJob rewrites one file group: updates, deletes and inserts routed into it.
+type mergeJob struct {
+	slice   *fsview.FileSlice
+	changes []incoming // updates and deletes of stored keys
+	inserts []incoming // new keys routed into this (small) file
+}
+
+// createJob writes new file groups in a partition.
+type createJob struct {
+	partition string
+	records   []incoming
+	perFile   int // records per file (0 = until the size limit)
+}
+
+type plan struct {
+	merges       []*mergeJob
+	creates      []createJob
+	replaced     map[string][]spec.FileID
+	replacedRows int64
+	partitions   map[string]bool // partitions written (need partition metadata)
+}
+
+// plan decides which file groups each record goes to.
+func (w *writer) plan(ctx context.Context) (*plan, error) {
+	pl := &plan{replaced: map[string][]spec.FileID{}, partitions: map[string]bool{}}
+	recs := w.in.records
+	byPartition := func(rs []incoming) (map[string][]incoming, []string) {
+		m := map[string][]incoming{}
+		var order []string
+		for _, r := range rs {
+			if _, ok := m[r.partition]; !ok {
+				order = append(order, r.partition)
+			}
+			m[r.partition] = append(m[r.partition], r)
+		}
+		sort.Strings(order)
+		return m, order
+	}
+	switch w.o.Operation {
+	case DeletePartition:
+		parts := w.o.PartitionsToDelete
+		if len(parts) == 0 {
+			_, parts = byPartition(recs)
+		}
+		matched := matchPartitions(parts, w.view.Partitions())
+		w.replaceGroups(pl, func(p string) bool { return contains(matched, p) })
+		return pl, nil
+	case InsertOverwrite, InsertOverwriteTable, BulkInsert:
+		if w.o.Operation == BulkInsert {
+			sortRecords(recs, w.o.BulkInsertSortMode)
+		}
+		m, order := byPartition(recs)
+		for _, p := range order {
+			live := m[p][:0:0]
+			for _, r := range m[p] {
+				if !r.softDelete {
+					live = append(live, r)
+				}
+			}
+			pl.creates = append(pl.creates, createJob{partition: p, records: live})
+		}
+		switch w.o.Operation {
+		case InsertOverwrite:
+			w.replaceGroups(pl, func(p string) bool { _, ok := m[p]; return ok })
+		case InsertOverwriteTable:
+			w.replaceGroups(pl, func(string) bool { return true })
+		}
+		return pl, nil
+	}
+
+	// upsert, insert, delete
+	var locs map[int]location
+	if w.o.Operation != Insert {
+		var err error
+		locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism)
+		if err != nil {
+			return nil, err
+		}
+	}
+	jobs := map[*fsview.FileSlice]*mergeJob{}
+	job := func(sl *fsview.FileSlice) *mergeJob {
+		j := jobs[sl]
+		if j == nil {
+			j = &mergeJob{slice: sl}
+			jobs[sl] = j
+			pl.merges = append(pl.merges, j)
+		}
+		return j
+	}
+	var inserts []incoming
+	for i, r := range recs {
+		loc, found := locs[i]
+		if found && loc.slice.Partition != r.partition {
+			// A global index found the key in another partition: Hudi deletes it there
+			// and inserts it here (hoodie.*.index.update.partition.path=true).
+			del := r
+			del.softDelete = true
+			del.partition = loc.slice.Partition
+			job(loc.slice).changes = append(job(loc.slice).changes, del)
+			found = false
+		}
+		switch {
+		case w.o.Operation == Delete:
+			if found {
+				r.softDelete = true
+				job(loc.slice).changes = append(job(loc.slice).changes, r)
+			}
+		case found:
+			job(loc.slice).changes = append(job(loc.slice).changes, r)
+		case !r.softDelete:
+			inserts = append(inserts, r)
+		}
+	}
+	if len(inserts) > 0 {
+		if err := w.assignInserts(ctx, pl, inserts, job, byPartition); err != nil {
+			return nil, err
+		}
+	}
+	return pl, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceGroups marks the latest file groups of matching partitions as replaced.
+func (w *writer) replaceGroups(pl *plan, match func(partition string) bool) {
+	for _, g := range w.view.Groups {
+		if match(g.Partition) {
+			pl.replaced[g.Partition] = append(pl.replaced[g.Partition], g.FileID)
+		}
+	}
+}
+
+// assignInserts routes inserts into small files first (hoodie.parquet.small.file.limit),
+// then into new file groups of at most the insert split size, the way Hudi's upsert
+// partitioner does.
+func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming, job func(*fsview.FileSlice) *mergeJob,
+	byPartition func([]incoming) (map[string][]incoming, []string)) error {
+	avg := w.averageRecordSize(ctx)
+	perFile := w.o.InsertSplitSize
+	if *w.o.AutoSplitInserts {
+		perFile = int(max(1, w.o.MaxFileSize/avg))
+	}
+	m, order := byPartition(inserts)
+	for _, p := range order {
+		rs := m[p]
+		var small []*fsview.FileSlice
+		for _, g := range w.view.Groups {
+			if g.Partition != p {
+				continue
+			}
+			if sl := g.Latest(); sl.Base != nil && sl.Base.Size < w.o.SmallFileLimit {
+				small = append(small, sl)
+			}
+		}
+		sort.Slice(small, func(i, j int) bool { return small[i].Base.Size < small[j].Base.Size })
+		for _, sl := range small {
+			if len(rs) == 0 {
+				break
+			}
+			room := int((w.o.MaxFileSize - sl.Base.Size) / avg)
+			if room <= 0 {
+				continue
+			}
+			n := min(room, len(rs))
+			job(sl).inserts = append(job(sl).inserts, rs[:n]...)
+			rs = rs[n:]
+		}
+		if len(rs) > 0 {
+			pl.creates = append(pl.creates, createJob{partition: p, records: rs, perFile: perFile})
+		}
+	}
+	return nil
+}
+
+// averageRecordSize is the bytes per record of the latest commit that wrote records, or
+// hoodie.copyonwrite.record.size.estimate.
+func (w *writer) averageRecordSize(ctx context.Context) int64 {
+	data := w.t.Timeline.DataInstants()
+	for i := len(data) - 1; i >= 0; i-- {
+		cm, err := w.t.CommitMetadata(ctx, data[i])
+		if err != nil {
+			continue
+		}
+		var bytes, recs int64
+		for _, stats := range cm.PartitionToWriteStats {
+			for _, s := range stats {
+				bytes += s.TotalWriteBytes
+				recs += s.NumWrites
+			}
+		}
+		if recs > 0 && bytes > 0 {
+			return max(1, bytes/recs)
+		}
+	}
+	return w.o.RecordSizeEstimate
+}
+
+// execute runs the plan's file writes, Parallelism at a time, and returns their stats.
+func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commitmeta.WriteStat, error) {
+	now := w.o.Now()
+	written := map[string]bool{}
+	for _, j := range pl.creates {
+		if len(j.records) > 0 {
+			written[j.partition] = true
+		}
+	}
+	for p := range written {
+		if err := writePartitionMetadata(ctx, w.t.Storage, p, env.txn.Instant, now); err != nil {
+			return nil, err
+		}
+	}
+	type task func(ctx context.Context, taskID int) ([]commitmeta.WriteStat, error)
+	var tasks []task
+	for _, j := range pl.merges {
+		tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+			s, err := w.mergeFile(ctx, env, j, id)
+			return []commitmeta.WriteStat{s}, err
+		})
+	}
+	for _, j := range pl.creates {
+		if len(j.records) == 0 {
+			continue
+		}
+		per := j.perFile
+		if per <= 0 {
+			per = len(j.records)
+		}
+		for start := 0; start < len(j.records); start += per {
+			chunk := j.records[start:min(start+per, len(j.records))]
+			part := j.partition
+			tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+				return w.createFiles(ctx, env, part, chunk, id)
+			})
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var stats []commitmeta.WriteStat
+	var firstErr error
+	sem := make(chan struct{}, max(1, w.o.Parallelism))
+	var wg sync.WaitGroup
+	for id, tk := range tasks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s, err := tk(ctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			stats = append(stats, s...)
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	sort.Slice(stats, func(i, j int) bool { return stats[i].Path < stats[j].Path })
+	return stats, nil
+}
+
+func token(task int) spec.WriteToken { return spec.WriteToken(fmt.Sprintf("%d-1-%d", task, task)) }
+
+// createFiles writes records into new file groups, rolling over to another group when a
+// file reaches hoodie.parquet.max.file.size.
+func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs []incoming, task int) ([]commitmeta.WriteStat, error) {
+	var stats []commitmeta.WriteStat
+	const chunk = 8192
+	var fw *fileWriter
+	var seq int64
+	var inserted int64
+	finish := func() error {
+		if fw == nil {
+			return nil
+		}
+		fw.stat.NumInserts = inserted
+		s, err := fw.close(env.st, ctx)
+		fw = nil
+		if err != nil {
+			return err
+		}
+		stats = append(stats, s)
+		return nil
+	}
+	for start := 0; start < len(recs); start += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if fw != nil && fw.size() >= w.o.MaxFileSize {
+			if err := finish(); err != nil {
+				return nil, err
+			}
+		}
+		if fw == nil {
+			var err error
+			fw, err = env.newFile(ctx, fileSpec{partition: partition, fileID: newFileID(), token: token(task)}, commit.IOCreate)
+			if err != nil {
+				return nil, err
+			}
+			seq, inserted = 0, 0
+		}
+		part := recs[start:min(start+chunk, len(recs))]
+		name := fw.path[len(partition):]
+		if partition != "" {
+			name = name[1:]
+		}
+		rows, err := env.newRows(ctx, w.in, part, partition, name, task, &seq)
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		for _, r := range rows {
+			if err == nil {
+				err = fw.write(r)
+			}
+			r.Release()
+		}
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		inserted += int64(len(part))
+	}
+	if err := finish(); err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
+// mergeFile rewrites a file group's latest base file: stored records keep their commit
+// time and sequence number unless an incoming record replaces or deletes them; new keys
+// routed here are appended.
+func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task int) (commitmeta.WriteStat, error) {
+	sl := j.slice
+	changes := map[string]int{}
+	for i, r := range j.changes {
+		changes[r.key] = i
+	}
+	fw, err := env.newFile(ctx, fileSpec{partition: sl.Partition, fileID: sl.FileID, token: token(task), prev: sl.BaseInstant}, commit.IOMerge)
+	if err != nil {
+		return commitmeta.WriteStat{}, err
+	}
+	name := fw.path[len(sl.Partition):]
+	if sl.Partition != "" {
+		name = name[1:]
+	}
+	var seq, updated, deleted int64
+	var replacing []incoming
+	consumed := make([]bool, len(j.changes))
+	ordIdx := -1
+	if w.ordering != "" {
+		ordIdx = schema.FieldIndex(env.outSchema, w.ordering)
+	}
+	err = readBase(ctx, env, sl, func(rec arrow.Record) error {
+		keys := rec.Column(2).(*array.String)
+		keep := array.NewBooleanBuilder(env.mem)
+		defer keep.Release()
+		for i := 0; i < keys.Len(); i++ {
+			ci, ok := changes[keys.Value(i)]
+			if !ok || consumed[ci] {
+				keep.Append(true)
+				continue
+			}
+			consumed[ci] = true
+			c := j.changes[ci]
+			if !c.softDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), c.ordering) {
+				keep.Append(true) // the stored record is newer by event time
+				continue
+			}
+			keep.Append(false)
+			if c.softDelete {
+				deleted++
+			} else {
+				updated++
+				replacing = append(replacing, c)
+			}
+		}
+		mask := keep.NewBooleanArray()
+		defer mask.Release()
+		kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, env.mem), rec, mask, compute.DefaultFilterOptions())
+		if err != nil {
+			return err
+		}
+		defer kept.Release()
+		named := withFileName(env.mem, kept, name)
+		defer named.Release()
+		return fw.write(named)
+	})
+	if err != nil {
+		fw.abort()
+		return commitmeta.WriteStat{}, err
+	}
+	// Changes whose key the file did not hold (the index and file disagree) are inserts.
+	inserts := j.inserts
+	for i, c := range j.changes {
+		if !consumed[i] && !c.softDelete {
+			inserts = append(inserts, c)
+		}
+	}
+	for _, batch := range [][]incoming{replacing, inserts} {
+		if len(batch) == 0 {
+			continue
+		}
+		rows, err := env.newRows(ctx, w.in, batch, sl.Partition, name, task, &seq)
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
+		}
+		for _, r := range rows {
+			if err == nil {
+				err = fw.write(r)
+			}
+			r.Release()
+		}
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
+		}
+	}
+	fw.stat.NumUpdateWrites = updated
+	fw.stat.NumDeletes = deleted
+	fw.stat.NumInserts = int64(len(inserts))
+	return fw.close(env.st, ctx)
+}
+
+// readBase streams a base file conformed to the output schema (older files may lack
+// columns added since; they read as null).
+func readBase(ctx context.Context, env *writeEnv, sl *fsview.FileSlice, fn func(arrow.Record) error) error {
+	f, err := env.st.Open(ctx, sl.Base.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, env.mem, 8192)
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	return pf.ReadBatches(ctx, nil, nil, func(batch arrow.Record) error {
+		rec, err := schema.ConformRecord(env.mem, batch, env.outSchema)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sl.Base.Path, err)
+		}
+		defer rec.Release()
+		return fn(rec)
+	})
+}

@@ -1,0 +1,317 @@
+package write
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/keygen"
+	"github.com/hudi-go/hudi/merge"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
+)
+
+// ErrUnsupported marks tables or settings the writer does not handle yet.
+var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
+
+// Write applies one operation with the given input batches (in the table's columns; any
+// _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
+// already written belong to a pending instant that the next writer rolls back.
+func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Options) (*Result, error) {
+	o = o.withDefaults()
+	if err := checkWritable(t); err != nil {
+		return nil, err
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	res := &Result{Operation: string(o.Operation)}
+	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
+	for _, r := range rolled {
+		res.RolledBack = append(res.RolledBack, string(r))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
+		return nil, err
+	} else if had {
+		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
+	}
+	if len(rolled) > 0 {
+		if t, err = table.Open(ctx, t.Storage); err != nil {
+			return nil, err
+		}
+	}
+
+	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, batches, o)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := keygen.New(keygen.Options{
+		KeyGenerator:    t.Config.KeyGenerator(),
+		RecordKeyFields: t.Config.RecordKeyFields(),
+		PartitionFields: t.Config.PartitionFieldsRaw(),
+		HiveStyle:       t.Config.HiveStylePartitioning(),
+		URLEncode:       t.Config.URLEncodePartitioning(),
+		Props:           t.Config.Props.Map(),
+	}, writeSchema)
+	if err != nil {
+		return nil, fmt.Errorf("key generator: %w", err)
+	}
+	ordering := ""
+	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
+		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
+	}
+	in, err := collect(ctx, o.Mem, batches, writeSchema, gen, ordering)
+	if err != nil {
+		return nil, err
+	}
+	defer in.release()
+	switch {
+	case o.Operation == Upsert && *o.CombineBeforeUpsert,
+		o.Operation == Delete && *o.CombineBeforeDelete,
+		(o.Operation == Insert || o.Operation == BulkInsert || o.Operation == InsertOverwrite || o.Operation == InsertOverwriteTable) && *o.CombineBeforeInsert:
+		in.precombine(isGlobal(o.IndexType))
+	}
+
+	listing, err := t.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view, err := t.View(ctx, listing, "")
+	if err != nil {
+		return nil, err
+	}
+	mode, err := merge.ModeFor("", o.PayloadClass, ordering != "")
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering}
+	pl, err := w.plan(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	action := spec.ActionCommit
+	var requested []byte
+	if o.Operation.isReplace() {
+		action = spec.ActionReplaceCommit
+		if requested, err = emptyRequestedReplace(); err != nil {
+			return nil, err
+		}
+	}
+	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
+		ExtraMetadata: map[string]string{}, OperationType: o.Operation.WriteOperationType()}
+	txn, err := commit.Begin(ctx, t.Storage, t.Timeline, action, requested, inflight, o.Now, o.TimelineZone, commit.HeartbeatOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer txn.Close()
+	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
+	if err != nil {
+		return nil, err
+	}
+	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta}
+	stats, err := w.execute(ctx, env, pl)
+	if err != nil {
+		return nil, err
+	}
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
+		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: o.Operation.WriteOperationType()}
+	for _, s := range stats {
+		meta.PartitionToWriteStats[s.PartitionPath] = append(meta.PartitionToWriteStats[s.PartitionPath], s)
+		res.FilesWritten++
+		res.Records.Inserted += s.NumInserts
+		res.Records.Updated += s.NumUpdateWrites
+		res.Records.Deleted += s.NumDeletes
+		res.Bytes += s.TotalWriteBytes
+	}
+	if o.Operation.isReplace() {
+		meta.PartitionToReplaceFileIDs = map[string][]string{}
+		for p, ids := range pl.replaced {
+			for _, id := range ids {
+				meta.PartitionToReplaceFileIDs[p] = append(meta.PartitionToReplaceFileIDs[p], string(id))
+			}
+		}
+		res.Records.Deleted += pl.replacedRows
+	}
+	if err := txn.Complete(ctx, meta); err != nil {
+		return nil, err
+	}
+	res.Instant = string(txn.Instant)
+	res.Action = string(action)
+	return res, nil
+}
+
+func checkWritable(t *table.Table) error {
+	switch {
+	case t.Version != spec.TableVersion6:
+		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)
+	case t.Type != spec.CopyOnWrite:
+		return fmt.Errorf("table %s is %s: merge-on-read writes are %w", t.Config.Name(), t.Type, ErrUnsupported)
+	case !t.Config.PopulateMetaFields():
+		return fmt.Errorf("table %s has %s=false: %w", t.Config.Name(), table.KeyPopulateMetaFields, ErrUnsupported)
+	case t.Config.BaseFileFormat() != "PARQUET":
+		return fmt.Errorf("table %s has base file format %s: %w", t.Config.Name(), t.Config.BaseFileFormat(), ErrUnsupported)
+	case t.Config.DropPartitionColumns():
+		return fmt.Errorf("table %s drops partition columns from data files: %w", t.Config.Name(), ErrUnsupported)
+	}
+	return nil
+}
+
+// resolveWriteSchema returns the schema rows are written with — the table schema evolved
+// by the input's (new nullable columns, promotions), checked before anything is written —
+// and its Avro form for commit metadata.
+func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Record, o Options) (*arrow.Schema, string, error) {
+	tableAvro, err := t.SchemaAt(ctx, "")
+	if err != nil {
+		return nil, "", err
+	}
+	var tableSchema *arrow.Schema
+	if tableAvro != "" {
+		if tableSchema, err = schema.FromAvro(tableAvro); err != nil {
+			return nil, "", fmt.Errorf("table schema: %w", err)
+		}
+		tableSchema = schema.WithoutMetaFields(tableSchema)
+	}
+	var inputSchema *arrow.Schema
+	if len(batches) > 0 {
+		inputSchema = schema.WithoutMetaFields(batches[0].Schema())
+		for i, b := range batches[1:] {
+			if !schema.WithoutMetaFields(b.Schema()).Equal(inputSchema) {
+				return nil, "", fmt.Errorf("input batch %d has a different schema than the first", i+2)
+			}
+		}
+	}
+	switch {
+	case tableSchema == nil && inputSchema == nil:
+		return nil, "", fmt.Errorf("table %s records no schema and the write has no input rows", t.Config.Name())
+	case tableSchema == nil:
+		s, err := schema.ToAvro(inputSchema, t.Config.Name())
+		return inputSchema, s, err
+	case inputSchema == nil || o.Operation == Delete || o.Operation == DeletePartition:
+		if tableAvro == t.Config.CreateSchema() {
+			s, err := schema.ToAvro(tableSchema, t.Config.Name())
+			return tableSchema, s, err
+		}
+		return tableSchema, tableAvro, nil
+	}
+	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns)
+	if err != nil {
+		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+	}
+	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
+	// to what Java wrote; the create schema has another form (no defaults) and is not reused.
+	if evolved.Equal(tableSchema) && tableAvro != t.Config.CreateSchema() {
+		return tableSchema, tableAvro, nil
+	}
+	s, err := schema.ToAvro(evolved, t.Config.Name())
+	return evolved, s, err
+}
+
+// requestedReplaceSchema is HoodieRequestedReplaceMetadata as Java 0.14 embeds it in
+// replacecommit.requested files (copied from the fixture
+// cow/v6_simplekeygen_nonhivestyle_overwritetable, whose insert-overwrite wrote all nulls).
+const requestedReplaceSchema = `{"type":"record","name":"HoodieRequestedReplaceMetadata","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operationType","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"clusteringPlan","type":["null",{"type":"record","name":"HoodieClusteringPlan","fields":[{"name":"inputGroups","type":["null",{"type":"array","items":{"type":"record","name":"HoodieClusteringGroup","fields":[{"name":"slices","type":["null",{"type":"array","items":{"type":"record","name":"HoodieSliceInfo","fields":[{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"numOutputFileGroups","type":["int","null"],"default":1},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"strategy","type":["null",{"type":"record","name":"HoodieClusteringStrategy","fields":[{"name":"strategyClassName","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"preserveHoodieMetadata","type":["null","boolean"],"default":null}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}`
+
+func emptyRequestedReplace() ([]byte, error) {
+	s, err := avroParse(requestedReplaceSchema)
+	if err != nil {
+		return nil, err
+	}
+	return avroContainer(s, map[string]any{"operationType": nil, "clusteringPlan": nil, "extraMetadata": nil, "version": nil})
+}
+
+// newFileID returns a new file group id: a random UUID with Spark's "-0" suffix.
+func newFileID() spec.FileID {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return spec.FileID(fmt.Sprintf("%x-%x-%x-%x-%x-0", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
+
+// writePartitionMetadata creates a partition's .hoodie_partition_metadata unless present;
+// Java's listing treats a directory as a partition only once it exists.
+func writePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, now time.Time) error {
+	p := storage.Join(partition, fsview.PartitionMetadataFile)
+	if _, err := st.Stat(ctx, p); err == nil {
+		return nil
+	}
+	depth := 0
+	if partition != "" {
+		depth = strings.Count(partition, "/") + 1
+	}
+	m := props.New()
+	m.Set("commitTime", string(instant))
+	m.Set("partitionDepth", fmt.Sprint(depth))
+	var sb strings.Builder
+	if err := props.Store(&sb, m, "partition metadata", now); err != nil {
+		return err
+	}
+	w, err := st.Create(ctx, p)
+	if errors.Is(err, storage.ErrExist) {
+		return nil // another task wrote it
+	}
+	if err != nil {
+		return fmt.Errorf("partition metadata: %w", err)
+	}
+	if _, err := w.Write([]byte(sb.String())); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// matchPartitions expands delete_partition patterns ("*" wildcards as in Hudi 0.14)
+// against the table's partitions.
+func matchPartitions(patterns []string, partitions []string) []string {
+	var out []string
+	for _, p := range partitions {
+		for _, pat := range patterns {
+			if ok, _ := path.Match(pat, p); ok || pat == p {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sortRecords orders records for bulk_insert's sort modes.
+func sortRecords(recs []incoming, mode string) {
+	switch strings.ToUpper(mode) {
+	case "GLOBAL_SORT":
+		sort.SliceStable(recs, func(i, j int) bool {
+			if recs[i].partition != recs[j].partition {
+				return recs[i].partition < recs[j].partition
+			}
+			return recs[i].key < recs[j].key
+		})
+	case "PARTITION_SORT":
+		// Records are grouped per partition anyway; sorting by partition first keeps the
+		// comparison a strict order.
+		sort.SliceStable(recs, func(i, j int) bool {
+			if recs[i].partition != recs[j].partition {
+				return recs[i].partition < recs[j].partition
+			}
+			return recs[i].key < recs[j].key
+		})
+	}
+}
