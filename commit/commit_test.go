@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -185,4 +186,31 @@ func executeRollbackPlanOnly(ctx context.Context, st *local.FS, tl *timeline.Tim
 		return err
 	}
 	return writeFile(ctx, st, ".hoodie/"+string(rb)+".rollback.inflight", nil)
+}
+
+// A fresh heartbeat written by a process of this host that no longer exists is dead at
+// once: a killed writer does not block the next one for the expiry period.
+func TestHeartbeatOfDeadProcess(t *testing.T) {
+	ctx := context.Background()
+	dir := newTable(t)
+	st := local.New(dir)
+	hb := HeartbeatOptions{Interval: time.Hour, TolerableMisses: 2}
+	inst := spec.InstantTime("20250101000000000")
+	os.MkdirAll(filepath.Join(dir, ".hoodie", ".heartbeat"), 0o755)
+	cases := []struct {
+		body  string
+		alive bool
+	}{
+		{hostname() + " " + strconv.Itoa(os.Getpid()) + "\n", true}, // this process
+		{hostname() + " 999999999\n", false},                        // no such process
+		{"other-host 999999999\n", true},                            // cannot check: trust the time
+		{"", true},                                                  // Java's empty heartbeat
+	}
+	for _, c := range cases {
+		os.WriteFile(filepath.Join(dir, ".hoodie", ".heartbeat", string(inst)), []byte(c.body), 0o644)
+		alive, err := HeartbeatAlive(ctx, st, inst, time.Now(), hb)
+		if err != nil || alive != c.alive {
+			t.Errorf("heartbeat %q: alive=%v, %v; want %v", c.body, alive, err, c.alive)
+		}
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,12 +57,16 @@ type Heartbeat struct {
 func StartHeartbeat(ctx context.Context, st storage.Storage, instant spec.InstantTime, o HeartbeatOptions) (*Heartbeat, error) {
 	o = o.withDefaults()
 	p := HeartbeatPath(instant)
+	owner := currentOwner()
 	beat := func() error {
-		// Recreate the file: its modification time is the signal.
+		// Recreate the file: its modification time is the signal Java reads. The body
+		// names this process, so a writer on the same host can tell at once that a
+		// killed writer is gone instead of waiting for the heartbeat to expire (Java
+		// ignores the body).
 		if err := st.Delete(ctx, p); err != nil {
 			return err
 		}
-		return writeFile(ctx, st, p, nil)
+		return writeFile(ctx, st, p, owner)
 	}
 	if err := beat(); err != nil {
 		return nil, fmt.Errorf("start heartbeat for %s: %w", instant, err)
@@ -94,14 +101,51 @@ func (h *Heartbeat) Stop() {
 }
 
 // HeartbeatAlive reports whether the writer of instant refreshed its heartbeat within the
-// expiry. A missing heartbeat file is not alive.
+// expiry and, when it ran on this host, whether its process still exists. A missing
+// heartbeat file is not alive.
 func HeartbeatAlive(ctx context.Context, st storage.Storage, instant spec.InstantTime, now time.Time, o HeartbeatOptions) (bool, error) {
-	fi, err := st.Stat(ctx, HeartbeatPath(instant))
+	p := HeartbeatPath(instant)
+	fi, err := st.Stat(ctx, p)
 	if errors.Is(err, storage.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	return now.Sub(fi.ModTime) <= o.Expiry(), nil
+	if now.Sub(fi.ModTime) > o.Expiry() {
+		return false, nil
+	}
+	body, err := st.ReadFile(ctx, p)
+	if err != nil {
+		return true, nil // being rewritten: treat as alive
+	}
+	if host, pid, ok := parseOwner(body); ok && host == hostname() && !processExists(pid) {
+		return false, nil
+	}
+	return true, nil
+}
+
+// currentOwner is the heartbeat body: "<host> <pid>".
+func currentOwner() []byte {
+	return []byte(fmt.Sprintf("%s %d\n", hostname(), os.Getpid()))
+}
+
+func parseOwner(b []byte) (host string, pid int, ok bool) {
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(fields[1])
+	if err != nil || n <= 0 {
+		return "", 0, false
+	}
+	return fields[0], n, true
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown-host"
+	}
+	return h
 }
