@@ -33,7 +33,7 @@ var layer = map[string]int{
 	"read":   6, "write": 6,
 	"hudi": 7, "sql": 7,
 	"internal/cli": 8, "cmd/hudi": 8,
-	"internal/layering": 9,
+	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9,
 }
 
 // sameLayer lists the allowed imports between packages of one layer.

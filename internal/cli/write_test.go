@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const tripsDDL = "ts BIGINT, uuid STRING, rider STRING, fare DOUBLE, city STRING"
+
+func createTrips(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "trips")
+	_, stderr, code := run(t, "create", dir, "--record-key", "uuid", "--precombine", "ts", "--partition-by", "city", "--hive-style", "--schema", tripsDDL)
+	if code != 0 {
+		t.Fatalf("create: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+func writeInput(t *testing.T, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	return p
+}
+
+// snapshotFiles lists every file under the table, so a test can check that a failed write
+// left the table untouched.
+func snapshotFiles(t *testing.T, dir string) string {
+	t.Helper()
+	var files []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return strings.Join(files, "\n")
+}
+
+func TestWriteRoundTrip(t *testing.T) {
+	dir := createTrips(t)
+	in := writeInput(t,
+		`{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`,
+		`{"ts":1,"uuid":"b","rider":"r2","fare":20.0,"city":"nyc"}`)
+	out, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"inserted":2`) {
+		t.Fatalf("insert: exit %d: %s %s", code, out, stderr)
+	}
+	up := writeInput(t, `{"ts":2,"uuid":"a","rider":"r1","fare":99.0,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--input", up); code != 0 {
+		t.Fatalf("upsert: %s", stderr)
+	}
+	got, _, _ := run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid,fare")
+	lines := canonicalLines(t, got)
+	want := []string{`{"fare":20.0,"uuid":"b"}`, `{"fare":99.0,"uuid":"a"}`}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after upsert:\n%s", strings.Join(lines, "\n"))
+	}
+	// The output of read feeds back as input (meta columns ignored).
+	back := filepath.Join(t.TempDir(), "back.jsonl")
+	full, _, _ := run(t, "read", dir, "--format", "jsonl")
+	os.WriteFile(back, []byte(full), 0o644)
+	if out, stderr, code := run(t, "write", dir, "--input", back, "--format", "json"); code != 0 || !strings.Contains(out, `"updated":2`) {
+		t.Errorf("re-upsert of read output: exit %d %s %s", code, out, stderr)
+	}
+}
+
+func TestWriteBadInputLeavesTableUntouched(t *testing.T) {
+	dir := createTrips(t)
+	good := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", good); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := snapshotFiles(t, dir)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"malformed JSON line", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"b","city":"sf"}`, `{"ts":2,"uuid":`)}, ExitRuntime, "line 2"},
+		{"missing record key", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"rider":"x","city":"sf"}`)}, ExitRuntime, "uuid"},
+		{"null record key", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":null,"city":"sf"}`)}, ExitRuntime, "uuid"},
+		{"unknown column", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"c","city":"sf","color":"red"}`)}, ExitRuntime, "color"},
+		{"incompatible type", []string{"write", dir, "--input", writeInput(t, `{"ts":"yesterday","uuid":"c","city":"sf"}`)}, ExitRuntime, "ts"},
+		{"unknown op", []string{"write", dir, "--op", "merge", "--input", good}, ExitRuntime, "unknown write operation"},
+		{"bad setting value", []string{"write", dir, "--input", good, "--set", "hoodie.parquet.max.file.size=huge"}, ExitRuntime, "hoodie.parquet.max.file.size"},
+		{"malformed --set", []string{"write", dir, "--input", good, "--set", "nokey"}, ExitUsage, "key=value"},
+		{"missing input", []string{"write", dir}, ExitUsage, "--input"},
+		{"not a table", []string{"write", t.TempDir(), "--input", good}, ExitRuntime, "not a Hudi table"},
+	}
+	for _, tc := range tests {
+		_, stderr, code := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", tc.name, code, stderr, tc.code, tc.msg)
+		}
+		if after := snapshotFiles(t, dir); after != before {
+			t.Errorf("%s changed the table:\nbefore:\n%s\nafter:\n%s", tc.name, before, after)
+		}
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	dir := createTrips(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"exists", []string{"create", dir, "--record-key", "uuid", "--schema", tripsDDL}, ExitRuntime, "already exists"},
+		{"no schema", []string{"create", filepath.Join(t.TempDir(), "x"), "--record-key", "uuid"}, ExitUsage, "--schema"},
+		{"bad DDL", []string{"create", filepath.Join(t.TempDir(), "x"), "--record-key", "uuid", "--schema", "uuid STRANG"}, ExitRuntime, "schema"},
+		{"key not in schema", []string{"create", filepath.Join(t.TempDir(), "x"), "--record-key", "id", "--schema", tripsDDL}, ExitRuntime, "id"},
+	}
+	for _, tc := range tests {
+		_, stderr, code := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", tc.name, code, stderr, tc.code, tc.msg)
+		}
+	}
+}
