@@ -1,0 +1,242 @@
+package hudi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/testutil"
+	"github.com/hudi-go/hudi/schema"
+)
+
+type row = map[string]any
+
+// readRows returns the table's snapshot as user-column rows keyed by record key field.
+func readRows(t *testing.T, tb *hudi.Table, key string) map[string]row {
+	t.Helper()
+	ctx := context.Background()
+	scan, err := tb.Scan(ctx, hudi.ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := jsonl.NewEncoder(&buf, jsonl.Options{DropMetaColumns: true})
+	if err := scan.Run(ctx, func(r arrow.Record) error { return enc.WriteRecord(r) }); err != nil {
+		t.Fatal(err)
+	}
+	enc.Flush()
+	out := map[string]row{}
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	for dec.More() {
+		var r row
+		if err := dec.Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		out[string(mustJSON(r[key]))] = r
+	}
+	return out
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// batchesOf encodes rows in the canonical encoding and decodes them with the table schema.
+func batchesOf(t *testing.T, tb *hudi.Table, rows []row) []arrow.Record {
+	t.Helper()
+	avro, err := tb.Meta().SchemaAt(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := schema.FromAvro(avro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, r := range rows {
+		buf.Write(mustJSON(r))
+		buf.WriteByte('\n')
+	}
+	var out []arrow.Record
+	for rec, err := range jsonl.Decode(&buf, sc, memory.DefaultAllocator, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+func sameRows(t *testing.T, what string, got, want map[string]row) {
+	t.Helper()
+	canon := func(m map[string]row) string {
+		var lines []string
+		for _, r := range m {
+			lines = append(lines, string(mustJSON(r)))
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	if g, w := canon(got), canon(want); g != w {
+		t.Errorf("%s: table differs from the model\n got:\n%s\nwant:\n%s", what, g, w)
+	}
+}
+
+// Upsert, delete and insert_overwrite on copies of Spark-written v6 copy-on-write tables
+// read back equal to a model, and keep the table's settings.
+func TestWritesOnSparkTables(t *testing.T) {
+	for _, tc := range []struct {
+		id, key, ordering, mutate string
+	}{
+		{"cow/v6_nonpartitioned", "id", "longField", "name"},
+		{"cow/v6_simplekeygen_nonhivestyle", "id", "longField", "name"},
+		{"cow/v6_simplekeygen_nonhivestyle_overwritetable", "id", "longField", "name"},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			ctx := context.Background()
+			dir := testutil.Table(t, tc.id)
+			propsBefore, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
+			tb, err := hudi.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := readRows(t, tb, tc.key)
+			if len(model) == 0 {
+				t.Fatal("fixture snapshot is empty")
+			}
+			var some row
+			for _, r := range model {
+				some = r
+				break
+			}
+			// 1. upsert: change every stored row and add a new one.
+			var in []row
+			for k, r := range model {
+				u := row{}
+				for c, v := range r {
+					u[c] = v
+				}
+				u[tc.mutate] = "changed-" + k
+				in = append(in, u)
+				model[k] = u
+			}
+			n := row{}
+			for c, v := range some {
+				n[c] = v
+			}
+			n[tc.key] = json.Number("424242")
+			n[tc.mutate] = "new"
+			in = append(in, n)
+			model[string(mustJSON(n[tc.key]))] = n
+			res, err := tb.Write(ctx, batchesOf(t, tb, in), hudi.WriteOptions{Operation: "upsert"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Records.Updated != int64(len(in)-1) || res.Records.Inserted != 1 {
+				t.Errorf("upsert counts: %+v", res.Records)
+			}
+			tb, _ = hudi.Open(ctx, dir)
+			sameRows(t, "after upsert", readRows(t, tb, tc.key), model)
+
+			// 2. delete the new row and one old one.
+			del := []row{n, some}
+			delete(model, string(mustJSON(n[tc.key])))
+			delete(model, string(mustJSON(some[tc.key])))
+			if _, err := tb.Write(ctx, batchesOf(t, tb, del), hudi.WriteOptions{Operation: "delete"}); err != nil {
+				t.Fatal(err)
+			}
+			tb, _ = hudi.Open(ctx, dir)
+			sameRows(t, "after delete", readRows(t, tb, tc.key), model)
+
+			// 3. insert_overwrite with one row: its partition is replaced.
+			ow := row{}
+			for c, v := range some {
+				ow[c] = v
+			}
+			ow[tc.mutate] = "overwritten"
+			owPartition := partitionOf(tb, ow)
+			for k, r := range model {
+				if partitionOf(tb, r) == owPartition {
+					delete(model, k)
+				}
+			}
+			model[string(mustJSON(ow[tc.key]))] = ow
+			if _, err := tb.Write(ctx, batchesOf(t, tb, []row{ow}), hudi.WriteOptions{Operation: "insert_overwrite"}); err != nil {
+				t.Fatal(err)
+			}
+			tb, _ = hudi.Open(ctx, dir)
+			sameRows(t, "after insert_overwrite", readRows(t, tb, tc.key), model)
+
+			propsAfter, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
+			if !bytes.Equal(propsBefore, propsAfter) {
+				t.Errorf("hoodie.properties changed:\n%s\n---\n%s", propsBefore, propsAfter)
+			}
+		})
+	}
+}
+
+// partitionOf is the partition value of a row for the fixture tables used here (all
+// partitioned by byteField or not at all).
+func partitionOf(tb *hudi.Table, r row) string {
+	fields := tb.Meta().Config.PartitionFields()
+	if len(fields) == 0 {
+		return ""
+	}
+	return string(mustJSON(r[fields[0]]))
+}
+
+// A write to a table with a metadata table first disables and deletes it (as Java does when
+// hoodie.metadata.enable=false), so Java readers, which would list files through it, see
+// our files.
+func TestWriteDisablesMetadataTable(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Table(t, "cow/v6_nonpartitioned")
+	tb, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Give the Spark table a metadata table, as a Hudi writer with the MDT enabled would.
+	os.MkdirAll(filepath.Join(dir, ".hoodie", "metadata", ".hoodie"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "hoodie.properties"), []byte("hoodie.table.name=x_metadata\n"), 0o644)
+	if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	model := readRows(t, tb, "id")
+	var some row
+	for _, r := range model {
+		some = r
+		break
+	}
+	u := row{}
+	for c, v := range some {
+		u[c] = v
+	}
+	u["name"] = "after-mdt"
+	model[string(mustJSON(u["id"]))] = u
+	if _, err := tb.Write(ctx, batchesOf(t, tb, []row{u}), hudi.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); !os.IsNotExist(err) {
+		t.Error(".hoodie/metadata survived the write")
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	if p := tb.Meta().Config.MetadataPartitions(); len(p) != 0 {
+		t.Errorf("hoodie.table.metadata.partitions = %v", p)
+	}
+	sameRows(t, "after the write", readRows(t, tb, "id"), model)
+}
