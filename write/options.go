@@ -87,6 +87,10 @@ type Options struct {
 	BloomNumEntries int
 	BloomFPP        float64
 	BloomMaxEntries int
+	// BucketNumBuckets is hoodie.bucket.index.num.buckets (256) and BucketHashFields
+	// hoodie.bucket.index.hash.field (default: the record key fields), for the BUCKET index.
+	BucketNumBuckets int
+	BucketHashFields []string
 	// BulkInsertSortMode is hoodie.bulkinsert.sort.mode (NONE).
 	BulkInsertSortMode string
 	// PartitionsToDelete lists partitions for delete_partition
@@ -163,6 +167,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BloomMaxEntries <= 0 {
 		o.BloomMaxEntries = 100000
+	}
+	if o.BucketNumBuckets <= 0 {
+		o.BucketNumBuckets = 256
 	}
 	if o.BulkInsertSortMode == "" {
 		o.BulkInsertSortMode = "NONE"

@@ -41,6 +41,8 @@ type createJob struct {
 	partition string
 	records   []incoming
 	perFile   int // records per file (0 = until the size limit)
+	// fileID fixes the file group (bucket index); the file then never rolls over.
+	fileID spec.FileID
 }
 
 type plan struct {
@@ -96,6 +98,11 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		case InsertOverwriteTable:
 			w.replaceGroups(pl, func(string) bool { return true })
 		}
+		return pl, nil
+	}
+
+	if w.o.IndexType == IndexBucket {
+		w.planBuckets(pl, recs)
 		return pl, nil
 	}
 
@@ -157,6 +164,54 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// planBuckets routes every record to its bucket's file group: an existing group with the
+// bucket's number as file-id prefix, or a new one. Whether a record updates or inserts is
+// settled when the group's file is merged.
+func (w *writer) planBuckets(pl *plan, recs []incoming) {
+	existing := map[string]map[int]*fsview.FileSlice{}
+	for _, g := range w.view.Groups {
+		if b := bucketOf(g.FileID); b >= 0 {
+			if existing[g.Partition] == nil {
+				existing[g.Partition] = map[int]*fsview.FileSlice{}
+			}
+			existing[g.Partition][b] = g.Latest()
+		}
+	}
+	jobs := map[*fsview.FileSlice]*mergeJob{}
+	type pb struct {
+		partition string
+		bucket    int
+	}
+	creates := map[pb]int{}
+	for _, r := range recs {
+		b := bucketID(r.key, w.o.BucketHashFields, w.o.BucketNumBuckets)
+		if sl := existing[r.partition][b]; sl != nil && sl.Base != nil {
+			if w.o.Operation == Delete {
+				r.softDelete = true
+			}
+			j := jobs[sl]
+			if j == nil {
+				j = &mergeJob{slice: sl}
+				jobs[sl] = j
+				pl.merges = append(pl.merges, j)
+			}
+			j.changes = append(j.changes, r)
+			continue
+		}
+		if w.o.Operation == Delete || r.softDelete {
+			continue
+		}
+		k := pb{r.partition, b}
+		i, ok := creates[k]
+		if !ok {
+			i = len(pl.creates)
+			creates[k] = i
+			pl.creates = append(pl.creates, createJob{partition: r.partition, fileID: newBucketFileID(b)})
+		}
+		pl.creates[i].records = append(pl.creates[i].records, r)
+	}
 }
 
 // replaceGroups marks the latest file groups of matching partitions as replaced.
@@ -265,9 +320,9 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 		}
 		for start := 0; start < len(j.records); start += per {
 			chunk := j.records[start:min(start+per, len(j.records))]
-			part := j.partition
+			part, fixed := j.partition, j.fileID
 			tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
-				return w.createFiles(ctx, env, part, chunk, id)
+				return w.createFiles(ctx, env, part, chunk, fixed, id)
 			})
 		}
 	}
@@ -309,7 +364,7 @@ func token(task int) spec.WriteToken { return spec.WriteToken(fmt.Sprintf("%d-1-
 
 // createFiles writes records into new file groups, rolling over to another group when a
 // file reaches hoodie.parquet.max.file.size.
-func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs []incoming, task int) ([]commitmeta.WriteStat, error) {
+func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs []incoming, fixedID spec.FileID, task int) ([]commitmeta.WriteStat, error) {
 	var stats []commitmeta.WriteStat
 	const chunk = 8192
 	var fw *fileWriter
@@ -332,14 +387,18 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if fw != nil && fw.size() >= w.o.MaxFileSize {
+		if fw != nil && fixedID == "" && fw.size() >= w.o.MaxFileSize {
 			if err := finish(); err != nil {
 				return nil, err
 			}
 		}
 		if fw == nil {
 			var err error
-			fw, err = env.newFile(ctx, fileSpec{partition: partition, fileID: newFileID(), token: token(task)}, commit.IOCreate)
+			id := fixedID
+			if id == "" {
+				id = newFileID()
+			}
+			fw, err = env.newFile(ctx, fileSpec{partition: partition, fileID: id, token: token(task)}, commit.IOCreate)
 			if err != nil {
 				return nil, err
 			}

@@ -73,6 +73,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)
 	}
+	if len(o.BucketHashFields) == 0 {
+		o.BucketHashFields = t.Config.RecordKeyFields()
+	}
 	ordering := ""
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name

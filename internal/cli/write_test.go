@@ -3,7 +3,9 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -124,5 +126,40 @@ func TestCreateErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.msg) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", tc.name, code, stderr, tc.code, tc.msg)
 		}
+	}
+}
+
+// The BUCKET index puts each key in the file group of its bucket (file ids start with the
+// 8-digit bucket number) and updates it there without any lookup.
+func TestBucketIndexWrites(t *testing.T) {
+	dir := createTrips(t)
+	bucket := []string{"--set", "hoodie.index.type=BUCKET", "--set", "hoodie.bucket.index.num.buckets=4"}
+	var lines []string
+	for i := 0; i < 40; i++ {
+		lines = append(lines, `{"ts":1,"uuid":"k`+strconv.Itoa(i)+`","rider":"r","fare":1.0,"city":"sf"}`)
+	}
+	if _, stderr, code := run(t, append([]string{"write", dir, "--input", writeInput(t, lines...)}, bucket...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	up := writeInput(t, `{"ts":2,"uuid":"k7","rider":"r","fare":7.0,"city":"sf"}`, `{"ts":2,"uuid":"k99","rider":"r","fare":9.0,"city":"sf"}`)
+	out, stderr, code := run(t, append([]string{"write", dir, "--input", up, "--format", "json"}, bucket...)...)
+	if code != 0 || !strings.Contains(out, `"updated":1`) || !strings.Contains(out, `"inserted":1`) {
+		t.Fatalf("bucket upsert: exit %d %s %s", code, out, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "city=sf", "*.parquet"))
+	groups := map[string]bool{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		if !regexp.MustCompile(`^0000000[0-3]-`).MatchString(name) {
+			t.Errorf("file %s is not named after a bucket", name)
+		}
+		groups[name[:8]] = true
+	}
+	if len(groups) > 4 {
+		t.Errorf("%d buckets for 4 configured", len(groups))
+	}
+	got, _, _ := run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid")
+	if n := len(canonicalLines(t, got)); n != 41 {
+		t.Errorf("rows = %d, want 41", n)
 	}
 }
