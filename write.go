@@ -163,5 +163,13 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC
 	}
-	return write.Write(ctx, t.meta, batches, wo)
+	res, err := write.Write(ctx, t.meta, batches, wo)
+	if err != nil {
+		return nil, err
+	}
+	// Later scans and writes through this handle see the commit.
+	if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
+		t.meta = fresh
+	}
+	return res, nil
 }

@@ -39,6 +39,12 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
+	// Always plan against the timeline as it is now: a handle opened before earlier
+	// commits would otherwise miss their files (and duplicate updated keys).
+	t, err := table.Open(ctx, t.Storage)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Operation: string(o.Operation)}
 	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
 	for _, r := range rolled {
