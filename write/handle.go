@@ -189,9 +189,12 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 			meta[m] = array.NewStringBuilder(e.mem)
 			meta[m].Reserve(len(idx))
 		}
+		seqno := []byte(prefix)
 		for _, i := range idx {
 			meta[0].Append(instant)
-			meta[1].Append(prefix + strconv.FormatInt(*seq, 10))
+			// "<instant>_<task>_<n>" built in a reused buffer: one per row would allocate.
+			seqno = strconv.AppendInt(seqno[:len(prefix)], *seq, 10)
+			meta[1].BinaryBuilder.Append(seqno)
 			*seq++
 			meta[2].Append(recs[i].key)
 			meta[3].Append(partition)

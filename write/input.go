@@ -13,12 +13,13 @@ import (
 	"github.com/hudi-go/hudi/schema"
 )
 
-// incoming is one input record: where it lives, its Hudi key and its ordering value.
+// incoming is one input record: where it lives and its Hudi key. It is kept small (one
+// per input row, copied while planning); the ordering value is read from the batch when
+// needed.
 type incoming struct {
 	batch, row int32
 	key        string
 	partition  string
-	ordering   merge.Ordering
 	// softDelete: _hoodie_is_deleted is true, so the record deletes its key.
 	softDelete bool
 }
@@ -28,6 +29,15 @@ type inputSet struct {
 	schema  *arrow.Schema // write schema, no meta fields
 	batches []arrow.Record
 	records []incoming
+	ordIdx  int // ordering column of the write schema, -1 if none
+}
+
+// ordering is the ordering (precombine) value of an input record.
+func (in *inputSet) ordering(r incoming) merge.Ordering {
+	if in.ordIdx < 0 {
+		return merge.Ordering{}
+	}
+	return orderingOf(in.batches[r.batch].Column(in.ordIdx), int(r.row))
 }
 
 func (in *inputSet) release() {
@@ -45,12 +55,18 @@ const isDeletedField = "_hoodie_is_deleted"
 // conformed schema has none).
 func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
 	gen *keygen.Generator, orderingField string) (*inputSet, error) {
-	in := &inputSet{schema: writeSchema}
-	ordIdx, delIdx := -1, -1
+	in := &inputSet{schema: writeSchema, ordIdx: -1}
 	if orderingField != "" {
-		ordIdx = schema.FieldIndex(writeSchema, orderingField)
+		in.ordIdx = schema.FieldIndex(writeSchema, orderingField)
 	}
-	delIdx = schema.FieldIndex(writeSchema, isDeletedField)
+	delIdx := schema.FieldIndex(writeSchema, isDeletedField)
+	var total int64
+	for _, b := range batches {
+		total += b.NumRows()
+	}
+	in.records = make([]incoming, 0, total)
+	// Partition paths repeat across rows: keep one string per distinct path.
+	paths := map[string]string{}
 	row0 := 0
 	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
@@ -75,10 +91,12 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 				in.release()
 				return nil, fmt.Errorf("input row %d: %w", row0+i+1, err)
 			}
-			r := incoming{batch: bi, row: int32(i), key: key, partition: part}
-			if ordIdx >= 0 {
-				r.ordering = orderingOf(rec.Column(ordIdx), i)
+			if p, ok := paths[part]; ok {
+				part = p
+			} else {
+				paths[part] = part
 			}
+			r := incoming{batch: bi, row: int32(i), key: key, partition: part}
 			if delIdx >= 0 {
 				if c, ok := rec.Column(delIdx).(*array.Boolean); ok && c.IsValid(i) && c.Value(i) {
 					r.softDelete = true
@@ -104,7 +122,7 @@ func (in *inputSet) precombine(global bool) {
 			k.partition = r.partition
 		}
 		if i, ok := pos[k]; ok {
-			if c, comparable := out[i].ordering.Compare(r.ordering); comparable && c > 0 {
+			if c, comparable := in.ordering(out[i]).Compare(in.ordering(r)); comparable && c > 0 {
 				continue // the earlier record has the larger ordering value
 			}
 			out[i] = r

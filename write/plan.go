@@ -468,7 +468,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			}
 			consumed[ci] = true
 			c := j.changes[ci]
-			if !c.softDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), c.ordering) {
+			if !c.softDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), w.in.ordering(c)) {
 				keep.Append(true) // the stored record is newer by event time
 				continue
 			}
