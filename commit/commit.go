@@ -71,6 +71,7 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 		now = time.Now
 	}
 	var inst spec.InstantTime
+	var hbt *Heartbeat
 	for attempt := 0; ; attempt++ {
 		inst = NewInstantTime(tl, now(), loc)
 		if attempt > 0 {
@@ -78,21 +79,22 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 			lt, _ := inst.Time(loc)
 			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
 		}
-		name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateRequested}.FileName(tl.Layout)
-		err := writeFile(ctx, st, storage.Join(tl.Dir, name), requested)
-		if err == nil {
-			break
+		// The heartbeat exists before the instant does, so no other writer ever sees a
+		// pending instant of ours without a live heartbeat.
+		var err error
+		if hbt, err = StartHeartbeat(ctx, st, inst, hb); err == nil {
+			name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateRequested}.FileName(tl.Layout)
+			if err = writeFile(ctx, st, storage.Join(tl.Dir, name), requested); err == nil {
+				break
+			}
+			hbt.Stop()
+			_ = st.Delete(ctx, HeartbeatPath(inst))
 		}
 		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
 			return nil, fmt.Errorf("request instant %s: %w", inst, err)
 		}
 	}
-	txn := &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: inst, Action: action}
-	hbt, err := StartHeartbeat(ctx, st, inst, hb)
-	if err != nil {
-		return nil, err
-	}
-	txn.heartbeat = hbt
+	txn := &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: inst, Action: action, heartbeat: hbt}
 	body, err := commitmeta.EncodeJSON(inflight)
 	if err != nil {
 		txn.heartbeat.Stop()

@@ -59,16 +59,16 @@ func StartHeartbeat(ctx context.Context, st storage.Storage, instant spec.Instan
 	p := HeartbeatPath(instant)
 	owner := currentOwner()
 	beat := func() error {
-		// Recreate the file: its modification time is the signal Java reads. The body
-		// names this process, so a writer on the same host can tell at once that a
-		// killed writer is gone instead of waiting for the heartbeat to expire (Java
-		// ignores the body).
-		if err := st.Delete(ctx, p); err != nil {
-			return err
-		}
-		return writeFile(ctx, st, p, owner)
+		// Replace the file atomically: its modification time is the signal Java reads,
+		// and it must never be missing while the writer lives, or another writer would
+		// take the write for dead. The body names this process, so a writer on the same
+		// host can tell at once that a killed writer is gone instead of waiting for the
+		// heartbeat to expire (Java ignores the body).
+		return st.Put(ctx, p, owner)
 	}
-	if err := beat(); err != nil {
+	// The first beat creates the file and fails if it exists: another writer holds this
+	// instant.
+	if err := writeFile(ctx, st, p, owner); err != nil {
 		return nil, fmt.Errorf("start heartbeat for %s: %w", instant, err)
 	}
 	h := &Heartbeat{stop: make(chan struct{})}

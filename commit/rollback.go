@@ -50,6 +50,7 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	tidyCompleted(ctx, st, tl)
 	// An interrupted rollback is finished first, with its own instant and plan.
 	for _, in := range tl.Instants {
 		if in.Action != spec.ActionRollback || in.IsCompleted() {
@@ -190,7 +191,12 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 	}
 	for _, p := range listing.Partitions {
 		for _, f := range p.Files {
-			if b, ok := spec.ParseBaseFileName(f.Name); ok && b.Instant == instant {
+			name := f.Name
+			// A write killed inside storage.Create leaves its temp file ".<name>.tmp-<n>".
+			if i := strings.Index(name, ".tmp-"); strings.HasPrefix(name, ".") && i > 1 {
+				name = name[1:i]
+			}
+			if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
 				add(p.Path, f.Name)
 			}
 		}
@@ -285,7 +291,45 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	}
 	_ = storage.DeleteTree(ctx, st, storage.Join(TempDir, string(target)))
 	_ = st.Delete(ctx, HeartbeatPath(target))
+	removeTempFiles(ctx, st, tl.Dir, string(target)+".")
+	removeTempFiles(ctx, st, HeartbeatDir, string(target))
 	return nil
+}
+
+// tidyCompleted removes what a writer killed right after publishing its instant left
+// behind: the markers and heartbeat of completed instants. Only completed instants are
+// touched; a pending one may belong to a writer that is still running.
+func tidyCompleted(ctx context.Context, st storage.Storage, tl *timeline.Timeline) {
+	for _, dir := range []string{TempDir, HeartbeatDir} {
+		entries, err := st.List(ctx, dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			in, ok := tl.CompletedDataInstant(spec.InstantTime(e.Name))
+			if !ok || !in.IsCompleted() {
+				continue
+			}
+			if e.IsDir {
+				_ = storage.DeleteTree(ctx, st, storage.Join(dir, e.Name))
+			} else {
+				_ = st.Delete(ctx, storage.Join(dir, e.Name))
+			}
+		}
+	}
+}
+
+// removeTempFiles deletes the temp files (".<prefix>….tmp-<n>") a killed writer left in dir.
+func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string) {
+	entries, err := st.List(ctx, dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir && strings.HasPrefix(e.Name, "."+prefix) && strings.Contains(e.Name, ".tmp-") {
+			_ = st.Delete(ctx, storage.Join(dir, e.Name))
+		}
+	}
 }
 
 func nonNil(v []any) []any {

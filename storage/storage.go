@@ -44,6 +44,8 @@ type Storage interface {
 	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists.
 	// The file appears atomically when the writer is closed.
 	Create(ctx context.Context, path string) (io.WriteCloser, error)
+	// Put writes a whole file, atomically replacing any existing one (heartbeats).
+	Put(ctx context.Context, path string, data []byte) error
 	// Delete removes a file (or an empty directory); a missing file is not an error.
 	Delete(ctx context.Context, path string) error
 	// MkdirAll creates a directory and its parents where directories exist (a no-op on

@@ -139,6 +139,11 @@ func (a *atomicFile) Write(p []byte) (int, error) { return a.f.Write(p) }
 func (a *atomicFile) Close() error {
 	tmp := a.f.Name()
 	defer os.Remove(tmp)
+	// CreateTemp makes 0600 files; tables are shared with readers running as other users.
+	if err := a.f.Chmod(0o644); err != nil {
+		a.f.Close()
+		return wrap("chmod", tmp, err)
+	}
 	if err := a.f.Sync(); err != nil {
 		a.f.Close()
 		return wrap("sync", tmp, err)
@@ -148,6 +153,37 @@ func (a *atomicFile) Close() error {
 	}
 	if err := os.Link(tmp, a.target); err != nil {
 		return wrap("publish", a.target, err)
+	}
+	return nil
+}
+
+// Put writes a whole file through a temp file renamed over the target.
+func (l *FS) Put(ctx context.Context, p string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	target := l.abs(p)
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return wrap("mkdir", filepath.Dir(target), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	if err != nil {
+		return wrap("put", target, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return wrap("put", target, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return wrap("put", target, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return wrap("put", target, err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return wrap("put", target, err)
 	}
 	return nil
 }
