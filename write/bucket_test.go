@@ -12,7 +12,7 @@ func TestBucketID(t *testing.T) {
 		want   int
 	}{
 		{"a", []string{"id"}, 256, (31 + 97) % 256},
-		{"id:a", []string{"id"}, 256, (31 + 97) % 256},        // complex key picks the field value
+		{"id:a", []string{"id"}, 256, (31 + 97) % 256}, // complex key picks the field value
 		{"id:a,name:b", []string{"id", "name"}, 1 << 30, (31*(31+97) + 98) % (1 << 30)},
 		{"", []string{"id"}, 7, 31 % 7},
 	}

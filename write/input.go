@@ -22,6 +22,11 @@ type incoming struct {
 	partition  string
 	// softDelete: _hoodie_is_deleted is true, so the record deletes its key.
 	softDelete bool
+	// hardDelete: the delete applies whatever the ordering values (the delete operation and
+	// a global index's delete of a moved key: Java's EmptyHoodieRecordPayload). A soft
+	// delete alone goes through the payload, so DefaultHoodieRecordPayload keeps a stored
+	// record with a greater ordering value.
+	hardDelete bool
 }
 
 // inputSet holds the input conformed to the write schema, with every record's key.

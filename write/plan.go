@@ -46,11 +46,10 @@ type createJob struct {
 }
 
 type plan struct {
-	merges       []*mergeJob
-	creates      []createJob
-	replaced     map[string][]spec.FileID
-	replacedRows int64
-	partitions   map[string]bool // partitions written (need partition metadata)
+	merges     []*mergeJob
+	creates    []createJob
+	replaced   map[string][]spec.FileID
+	partitions map[string]bool // partitions written (need partition metadata)
 }
 
 // plan decides which file groups each record goes to.
@@ -131,7 +130,9 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		if found && loc.slice.Partition != r.partition {
 			// A global index found the key in another partition: Hudi deletes it there
 			// and inserts it here (hoodie.*.index.update.partition.path=true).
+			// An incoming soft delete is routed there as it is and merged by the payload.
 			del := r
+			del.hardDelete = !r.softDelete
 			del.softDelete = true
 			del.partition = loc.slice.Partition
 			job(loc.slice).changes = append(job(loc.slice).changes, del)
@@ -140,7 +141,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		switch {
 		case w.o.Operation == Delete:
 			if found {
-				r.softDelete = true
+				r.softDelete, r.hardDelete = true, true
 				job(loc.slice).changes = append(job(loc.slice).changes, r)
 			}
 		case found:
@@ -265,9 +266,13 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 	return nil
 }
 
-// averageRecordSize is the bytes per record of the latest commit that wrote records, or
-// hoodie.copyonwrite.record.size.estimate.
+// averageRecordSize is the bytes per record (rounded up) of the latest commit that wrote
+// more than hoodie.parquet.small.file.limit × hoodie.record.size.estimation.threshold (1.0)
+// bytes, or hoodie.copyonwrite.record.size.estimate — Java's
+// AverageRecordSizeUtils.averageBytesPerRecord. Small commits are skipped: their footers
+// (bloom filter, schema) dwarf the rows and would make every insert its own file.
 func (w *writer) averageRecordSize(ctx context.Context) int64 {
+	threshold := w.o.SmallFileLimit
 	data := w.t.Timeline.DataInstants()
 	for i := len(data) - 1; i >= 0; i-- {
 		cm, err := w.t.CommitMetadata(ctx, data[i])
@@ -281,8 +286,8 @@ func (w *writer) averageRecordSize(ctx context.Context) int64 {
 				recs += s.NumWrites
 			}
 		}
-		if recs > 0 && bytes > 0 {
-			return max(1, bytes/recs)
+		if recs > 0 && bytes > threshold {
+			return max(1, (bytes+recs-1)/recs)
 		}
 	}
 	return w.o.RecordSizeEstimate
@@ -437,8 +442,13 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 // routed here are appended.
 func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task int) (commitmeta.WriteStat, error) {
 	sl := j.slice
+	// Every record routed here is keyed by its record key, a later one replacing an earlier
+	// one (Java's HoodieMergeHandle.keyToNewRecords), so inserts routed into a small file —
+	// insert does no index lookup — merge with a stored record of their key instead of
+	// duplicating it (hoodie.merge.allow.duplicate.on.inserts=false).
+	all := append(j.changes[:len(j.changes):len(j.changes)], j.inserts...)
 	changes := map[string]int{}
-	for i, r := range j.changes {
+	for i, r := range all {
 		changes[r.key] = i
 	}
 	fw, err := env.newFile(ctx, fileSpec{partition: sl.Partition, fileID: sl.FileID, token: token(task), prev: sl.BaseInstant}, commit.IOMerge)
@@ -451,7 +461,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	}
 	var seq, updated, deleted int64
 	var replacing []incoming
-	consumed := make([]bool, len(j.changes))
+	consumed := make([]bool, len(all))
 	ordIdx := -1
 	if w.ordering != "" {
 		ordIdx = schema.FieldIndex(env.outSchema, w.ordering)
@@ -467,8 +477,8 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				continue
 			}
 			consumed[ci] = true
-			c := j.changes[ci]
-			if !c.softDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), w.in.ordering(c)) {
+			c := all[ci]
+			if !c.hardDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), w.in.ordering(c)) {
 				keep.Append(true) // the stored record is newer by event time
 				continue
 			}
@@ -495,10 +505,11 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		fw.abort()
 		return commitmeta.WriteStat{}, err
 	}
-	// Changes whose key the file did not hold (the index and file disagree) are inserts.
-	inserts := j.inserts
-	for i, c := range j.changes {
-		if !consumed[i] && !c.softDelete {
+	// Records whose key the file did not hold are inserts (for changes: the index and the
+	// file disagree); of several with one key only the last is written.
+	var inserts []incoming
+	for _, i := range append(seqInts(len(j.changes), len(all)), seqInts(0, len(j.changes))...) {
+		if c := all[i]; !consumed[i] && changes[c.key] == i && !c.softDelete {
 			inserts = append(inserts, c)
 		}
 	}
@@ -549,4 +560,13 @@ func readBase(ctx context.Context, env *writeEnv, sl *fsview.FileSlice, fn func(
 		defer rec.Release()
 		return fn(rec)
 	})
+}
+
+// seqInts returns from, from+1, …, to-1.
+func seqInts(from, to int) []int {
+	out := make([]int, 0, max(0, to-from))
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }

@@ -157,7 +157,6 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 				meta.PartitionToReplaceFileIDs[p] = append(meta.PartitionToReplaceFileIDs[p], string(id))
 			}
 		}
-		res.Records.Deleted += pl.replacedRows
 	}
 	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
