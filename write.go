@@ -149,16 +149,8 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if wo.SmallFileLimit == 0 {
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}
-	if v, ok := cfg.Get("hoodie.datasource.write.partitions.to.delete"); ok {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				wo.PartitionsToDelete = append(wo.PartitionsToDelete, p)
-			}
-		}
-	}
-	if v, ok := cfg.Get("hoodie.write.set.null.for.missing.columns"); ok {
-		wo.SetNullForMissingColumns = strings.EqualFold(v, "true")
-	}
+	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
+	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns)
 	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC

@@ -51,6 +51,10 @@ var (
 	BulkInsertSortMode = key("hoodie.bulkinsert.sort.mode", Enum, Write, "NONE",
 		"How bulk_insert sorts its input. 0.8.0 defaulted to GLOBAL_SORT.").
 		enum("NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION", "PARTITION_PATH_REPARTITION_AND_SORT")
+	PartitionsToDelete = key("hoodie.datasource.write.partitions.to.delete", List, Write, "",
+		"delete_partition: comma-separated partition paths as stored (k=v on hive-style tables); * wildcards.")
+	SetNullForMissingColumns = key("hoodie.write.set.null.for.missing.columns", Bool, Write, "false",
+		"Write null for table columns missing from the input instead of rejecting the batch.")
 	RowWriterEnable = key("hoodie.datasource.write.row.writer.enable", Bool, Write, "true",
 		"Spark writes through native Row objects (bulk_insert path). 0.8.0 defaulted to false.")
 	BulkInsertParallelism = key("hoodie.bulkinsert.shuffle.parallelism", Int, Write, "0",
@@ -560,6 +564,7 @@ func registered() []Key {
 		Operation, WriteTableType, PayloadClass, PrecombineField, PayloadOrderingField, PayloadEventTimeField,
 		RecordMergerImpls, RecordMergerStrategy, CombineBeforeInsert, CombineBeforeUpsert, CombineBeforeDelete,
 		InsertDropDuplicates, InsertDupPolicy, MergeAllowDuplicateOnInserts, BulkInsertSortMode, RowWriterEnable,
+		PartitionsToDelete, SetNullForMissingColumns,
 		BulkInsertParallelism, InsertParallelism, UpsertParallelism, DeleteParallelism,
 		SparkSQLInsertIntoOperation, SQLInsertMode, SQLBulkInsertEnable, DropPartitionColumns, CommitMetaKeyPrefix,
 		AutoCommit, AllowEmptyCommit, BaseFileFormat, WriteTableName, BasePath, AvroSchema,
