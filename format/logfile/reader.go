@@ -122,6 +122,11 @@ func (r *Reader) readBlock(start int64) (*Block, error) {
 	}
 	b, reason := parseFrame(frame)
 	length := frameHead + blockSize
+	if reason == "" && b.Type == CorruptBlock {
+		// CORRUPT_BLOCK is synthesized by readers and never written; Java refuses such a
+		// block, and we report the whole frame as corrupt.
+		reason = "block type CORRUPT_BLOCK is never written by Hudi"
+	}
 	if reason != "" {
 		return r.corruptBlock(start, start+length, reason), nil
 	}
