@@ -149,22 +149,32 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 // bloomCandidates keeps the keys within the file's min/max record keys that its bloom
 // filter may contain. A file without a filter or key range keeps every key.
 func bloomCandidates(pf *parquet.File, keys map[string][]int) map[string][]int {
-	out := map[string][]int{}
+	// Range pruning first: decoding a footer's bloom filter (~430 KB by default) is the
+	// expensive step, and time-ordered keys rule most files out by range alone.
+	inRange := map[string][]int{}
 	minKey, maxKey, hasRange := pf.MinMaxRecordKeys()
-	var filter bloom.Filter
-	if s, typ, ok := pf.BloomFilter(); ok {
-		if f, err := bloom.Deserialize(s, typ); err == nil {
-			filter = f
-		}
-	}
 	for k, idx := range keys {
 		if hasRange && (k < minKey || k > maxKey) {
 			continue
 		}
-		if filter != nil && !filter.MightContain(k) {
-			continue
+		inRange[k] = idx
+	}
+	if len(inRange) == 0 {
+		return nil
+	}
+	s, typ, ok := pf.BloomFilter()
+	if !ok {
+		return inRange
+	}
+	filter, err := bloom.Deserialize(s, typ)
+	if err != nil {
+		return inRange // an unreadable filter prunes nothing
+	}
+	out := map[string][]int{}
+	for k, idx := range inRange {
+		if filter.MightContain(k) {
+			out[k] = idx
 		}
-		out[k] = idx
 	}
 	return out
 }
