@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
@@ -148,16 +149,26 @@ func contains(list []spec.InstantTime, t spec.InstantTime) bool {
 	return false
 }
 
+// written is what a pending instant wrote: files to delete (base files, temp files) and
+// log files it appended to, which are rolled back with a command block instead.
+type written struct {
+	deletes map[string][]string // partition → file names
+	logs    map[string][]string // partition → log file names (APPEND markers)
+}
+
 // filesWrittenBy finds the data files of instant: those named in its markers, and (for
 // writes that died before or without markers) every base file whose name carries it.
-func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.InstantTime) (map[string][]string, error) {
-	out := map[string][]string{}
+// Log files come from APPEND markers; they are never deleted (§6.8 of the format doc:
+// Java appends a rollback command block). An APPEND marker named like a base file (Java
+// before HUDI-1517) names no file to delete and is skipped.
+func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.InstantTime) (*written, error) {
+	out := &written{deletes: map[string][]string{}, logs: map[string][]string{}}
 	seen := map[string]bool{}
-	add := func(partition, name string) {
+	add := func(m map[string][]string, partition, name string) {
 		p := storage.Join(partition, name)
 		if !seen[p] {
 			seen[p] = true
-			out[partition] = append(out[partition], name)
+			m[partition] = append(m[partition], name)
 		}
 	}
 	var walk func(dir, partition string) error
@@ -176,14 +187,29 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 				}
 				continue
 			}
-			if i := strings.Index(e.Name, ".marker."); i > 0 {
-				add(partition, e.Name[:i])
+			i := strings.Index(e.Name, ".marker.")
+			if i <= 0 {
+				continue
 			}
+			name := e.Name[:i]
+			if IOType(e.Name[i+len(".marker."):]) == IOAppend {
+				if _, ok := spec.ParseLogFileName(name); ok {
+					add(out.logs, partition, name)
+				}
+				continue
+			}
+			add(out.deletes, partition, name)
 		}
 		return nil
 	}
 	if err := walk(storage.Join(TempDir, string(instant)), ""); err != nil {
 		return nil, fmt.Errorf("read markers of %s: %w", instant, err)
+	}
+	logMarked := map[string]bool{}
+	for partition, names := range out.logs {
+		for _, n := range names {
+			logMarked[storage.Join(partition, n)] = true
+		}
 	}
 	listing, err := fsview.ListPartitions(ctx, st)
 	if err != nil {
@@ -193,16 +219,113 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 		for _, f := range p.Files {
 			name := f.Name
 			// A write killed inside storage.Create leaves its temp file ".<name>.tmp-<n>".
-			if i := strings.Index(name, ".tmp-"); strings.HasPrefix(name, ".") && i > 1 {
+			i := strings.Index(name, ".tmp-")
+			if strings.HasPrefix(name, ".") && i > 1 {
 				name = name[1:i]
+				if logMarked[storage.Join(p.Path, name)] {
+					add(out.deletes, p.Path, f.Name) // an unfinished log file
+					continue
+				}
 			}
 			if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
-				add(p.Path, f.Name)
+				add(out.deletes, p.Path, f.Name)
 			}
 		}
 	}
 	return out, nil
 }
+
+// logRollback is the rollback of one file slice's log files: the failed instant's log
+// files and the command-block log appended after them.
+type logRollback struct {
+	partition string
+	fileID    spec.FileID
+	base      spec.InstantTime
+	failed    map[string]any // absolute path → size
+	command   map[string]any // absolute path → size of the command-block log
+}
+
+// planLogRollbacks groups the failed instant's log files by file slice.
+func planLogRollbacks(ctx context.Context, st storage.Storage, w *written, abs func(partition, name string) string) []*logRollback {
+	var out []*logRollback
+	index := map[string]*logRollback{}
+	for partition, names := range w.logs {
+		for _, n := range names {
+			lf, _ := spec.ParseLogFileName(n)
+			fi, err := st.Stat(ctx, storage.Join(partition, n))
+			if err != nil {
+				continue // never created: nothing to roll back
+			}
+			k := partition + "\x00" + string(lf.FileID) + "\x00" + string(lf.Instant)
+			lr := index[k]
+			if lr == nil {
+				lr = &logRollback{partition: partition, fileID: lf.FileID, base: lf.Instant, failed: map[string]any{}, command: map[string]any{}}
+				index[k] = lr
+				out = append(out, lr)
+			}
+			lr.failed[abs(partition, n)] = fi.Size
+		}
+	}
+	return out
+}
+
+// appendRollbackBlock appends (as a new log version of the slice, token 1-0-1, like Java)
+// a ROLLBACK command block telling readers to discard target's blocks. It is idempotent: a
+// command-block log of rb for target already in the slice is reused.
+func appendRollbackBlock(ctx context.Context, st storage.Storage, lr *logRollback, rb, target spec.InstantTime,
+	abs func(partition, name string) string) error {
+	entries, err := st.List(ctx, lr.partition)
+	if err != nil {
+		return err
+	}
+	version := 0
+	for _, e := range entries {
+		lf, ok := spec.ParseLogFileName(e.Name)
+		if !ok || lf.FileID != lr.fileID || lf.Instant != lr.base {
+			continue
+		}
+		version = max(version, lf.Version)
+		if lf.WriteToken != rollbackToken {
+			continue
+		}
+		f, err := st.Open(ctx, storage.Join(lr.partition, e.Name))
+		if err != nil {
+			return err
+		}
+		blocks, err := logfile.ReadAll(f, f.Size(), e.Name)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.IsRollback() && b.InstantTime() == string(rb) && b.TargetInstantTime() == string(target) {
+				lr.command[abs(lr.partition, e.Name)] = e.Size
+				return nil
+			}
+		}
+	}
+	block := &logfile.Block{Type: logfile.CommandBlock, Header: map[logfile.HeaderKey]string{
+		logfile.InstantTime: string(rb), logfile.TargetInstantTime: string(target), logfile.CommandBlockType: logfile.RollbackCommand}}
+	body, err := logfile.AppendBlock(nil, block)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		version++
+		name := spec.LogFileName{FileID: lr.fileID, Instant: lr.base, Extension: "log", Version: version, WriteToken: rollbackToken}.String()
+		err := writeFile(ctx, st, storage.Join(lr.partition, name), body)
+		if err == nil {
+			lr.command[abs(lr.partition, name)] = int64(len(body))
+			return nil
+		}
+		if !errors.Is(err, storage.ErrExist) || attempt >= 100 {
+			return fmt.Errorf("rollback block for %s/%s: %w", lr.partition, lr.fileID, err)
+		}
+	}
+}
+
+// rollbackToken is the write token Java uses for rollback command-block log files.
+const rollbackToken spec.WriteToken = "1-0-1"
 
 // executeRollback rolls back target with rollback instant rb: plan, inflight, delete the
 // target's files, rollback metadata, then the target's timeline files. Every step can be
@@ -210,15 +333,21 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb, target spec.InstantTime,
 	action spec.Action, o RollbackOptions, writePlan bool) error {
 	start := o.Now()
-	files, err := filesWrittenBy(ctx, st, target)
+	w, err := filesWrittenBy(ctx, st, target)
 	if err != nil {
 		return err
 	}
+	files := w.deletes
 	abs := func(partition, name string) string {
 		return strings.TrimSuffix(st.Root(), "/") + "/" + storage.Join(partition, name)
 	}
+	logRollbacks := planLogRollbacks(ctx, st, w, abs)
 	if writePlan {
 		var requests []any
+		for _, lr := range logRollbacks {
+			requests = append(requests, map[string]any{"partitionPath": lr.partition, "fileId": string(lr.fileID),
+				"latestBaseInstant": string(lr.base), "filesToBeDeleted": []any{}, "logBlocksToBeDeleted": lr.failed})
+		}
 		for partition, names := range files {
 			var paths []any
 			for _, n := range names {
@@ -248,6 +377,25 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	}
 	partitionMeta := map[string]any{}
 	total := int32(0)
+	rollbackLogs := map[string]map[string]any{}
+	failedLogs := map[string]map[string]any{}
+	for _, lr := range logRollbacks {
+		if err := appendRollbackBlock(ctx, st, lr, rb, target, abs); err != nil {
+			return fmt.Errorf("rollback %s of %s: %w", rb, target, err)
+		}
+		if rollbackLogs[lr.partition] == nil {
+			rollbackLogs[lr.partition], failedLogs[lr.partition] = map[string]any{}, map[string]any{}
+		}
+		for k, v := range lr.command {
+			rollbackLogs[lr.partition][k] = v
+		}
+		for k, v := range lr.failed {
+			failedLogs[lr.partition][k] = v
+		}
+		if _, ok := files[lr.partition]; !ok {
+			files[lr.partition] = nil
+		}
+	}
 	for partition, names := range files {
 		var deleted, failed []any
 		for _, n := range names {
@@ -258,8 +406,12 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 			deleted = append(deleted, abs(partition, n))
 			total++
 		}
+		rl, fl := rollbackLogs[partition], failedLogs[partition]
+		if rl == nil {
+			rl, fl = map[string]any{}, map[string]any{}
+		}
 		partitionMeta[partition] = map[string]any{"partitionPath": partition, "successDeleteFiles": nonNil(deleted),
-			"failedDeleteFiles": nonNil(failed), "rollbackLogFiles": map[string]any{}, "logFilesFromFailedCommit": map[string]any{}}
+			"failedDeleteFiles": nonNil(failed), "rollbackLogFiles": rl, "logFilesFromFailedCommit": fl}
 	}
 	meta := map[string]any{
 		"startRollbackTime": string(rb),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -54,7 +55,11 @@ type writeEnv struct {
 	opts         Options
 	mem          memory.Allocator
 	outSchema    *arrow.Schema // meta fields + write schema
-	avroWithMeta string        // parquet.avro.schema
+	avroWithMeta string        // parquet.avro.schema; SCHEMA header of log blocks
+
+	encOnce sync.Once // log writes: the Avro row encoder, built on first use
+	enc     *avroRowEncoder
+	encErr  error
 }
 
 func (e *writeEnv) newFile(ctx context.Context, s fileSpec, io commit.IOType) (*fileWriter, error) {

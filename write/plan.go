@@ -27,6 +27,7 @@ type writer struct {
 	view     *fsview.View
 	rules    merge.Rules
 	ordering string
+	mor      bool // merge-on-read: updates and deletes go to log files
 }
 
 // mergeJob rewrites one file group: updates, deletes and inserts routed into it.
@@ -239,6 +240,12 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 		rs := m[p]
 		var small []*fsview.FileSlice
 		for _, g := range w.view.Groups {
+			if w.mor {
+				// Merge-on-read inserts go to new base files (as Java does for indexes
+				// that cannot index log files): small-file routing would rewrite or
+				// log-append them, which is left for later.
+				break
+			}
 			if g.Partition != p {
 				continue
 			}
@@ -311,6 +318,10 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	var tasks []task
 	for _, j := range pl.merges {
 		tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+			if w.mor {
+				s, err := w.appendLog(ctx, env, j, id)
+				return []commitmeta.WriteStat{s}, err
+			}
 			s, err := w.mergeFile(ctx, env, j, id)
 			return []commitmeta.WriteStat{s}, err
 		})

@@ -63,6 +63,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			return nil, err
 		}
 	}
+	if err := checkMORWritable(t, o); err != nil {
+		return nil, err
+	}
 
 	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, batches, o)
 	if err != nil {
@@ -110,13 +113,19 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering}
+	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering, mor: t.Type == spec.MergeOnRead}
+	if err := checkMORView(w); err != nil {
+		return nil, err
+	}
 	pl, err := w.plan(ctx)
 	if err != nil {
 		return nil, err
 	}
 
 	action := spec.ActionCommit
+	if w.mor {
+		action = spec.ActionDeltaCommit
+	}
 	var requested []byte
 	if o.Operation.isReplace() {
 		action = spec.ActionReplaceCommit
@@ -170,8 +179,10 @@ func checkWritable(t *table.Table) error {
 	switch {
 	case t.Version != spec.TableVersion6:
 		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)
-	case t.Type != spec.CopyOnWrite:
-		return fmt.Errorf("table %s is %s: merge-on-read writes are %w", t.Config.Name(), t.Type, ErrUnsupported)
+	case t.Type != spec.CopyOnWrite && t.Type != spec.MergeOnRead:
+		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrUnsupported)
+	case t.Type == spec.MergeOnRead && t.Timeline.Layout != 1:
+		return fmt.Errorf("table %s: merge-on-read writes need timeline layout 1: %w", t.Config.Name(), ErrUnsupported)
 	case !t.Config.PopulateMetaFields():
 		return fmt.Errorf("table %s has %s=false: %w", t.Config.Name(), table.KeyPopulateMetaFields, ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":

@@ -1,0 +1,190 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
+)
+
+// Merge-on-read writes (table version 6): updates and deletes of stored keys are appended
+// to the file group as a new log file — never appended to an existing one — holding an
+// AVRO_DATA_BLOCK (updates, soft deletes) and a DELETE_BLOCK (hard deletes), as Java's
+// HoodieAppendHandle does with hoodie.logfile.data.block.format=avro. Inserts go to new
+// base files exactly as for copy-on-write.
+
+// checkMORWritable refuses merge-on-read writes the writer does not handle yet.
+func checkMORWritable(t *table.Table, o Options) error {
+	if t.Type != spec.MergeOnRead {
+		return nil
+	}
+	switch {
+	case o.IndexType == IndexBucket:
+		return fmt.Errorf("merge-on-read writes with the bucket index are %w", ErrUnsupported)
+	case isGlobal(o.IndexType):
+		// A global index must look up keys in the merged view (a key moved to another
+		// partition stays in the old base file, deleted only by a log block).
+		return fmt.Errorf("merge-on-read writes with global index %s are %w", o.IndexType, ErrUnsupported)
+	case len(t.Timeline.PendingCompactions()) > 0:
+		// Logs written while a compaction is pending must be named after the compaction
+		// instant (format doc §4.5).
+		return fmt.Errorf("merge-on-read writes while a compaction is pending are %w", ErrUnsupported)
+	}
+	return nil
+}
+
+// checkMORView refuses tables whose latest slices hold records only in log files (written
+// by a Java index that indexes log files, or inserts routed to logs): the index reads base
+// files only and would miss their keys.
+func checkMORView(w *writer) error {
+	if !w.mor {
+		return nil
+	}
+	for _, g := range w.view.Groups {
+		if sl := g.Latest(); sl != nil && sl.Base == nil {
+			return fmt.Errorf("file group %s/%s has log files but no base file: merge-on-read writes to such tables are %w",
+				g.Partition, g.FileID, ErrUnsupported)
+		}
+	}
+	return nil
+}
+
+// rowEncoder returns the env's Avro row encoder, built on first use.
+func (e *writeEnv) rowEncoder() (*avroRowEncoder, error) {
+	e.encOnce.Do(func() {
+		e.enc, e.encErr = newAvroRowEncoder(e.avroWithMeta, e.outSchema)
+	})
+	return e.enc, e.encErr
+}
+
+// appendLog writes one file group's updates and deletes as a new log file of its latest
+// slice and returns the write stat (HoodieDeltaWriteStat).
+func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task int) (commitmeta.WriteStat, error) {
+	start := time.Now()
+	sl := j.slice
+	enc, err := env.rowEncoder()
+	if err != nil {
+		return commitmeta.WriteStat{}, err
+	}
+	var data []incoming
+	var dels []logfile.DeleteRecord
+	var updated, deleted int64
+	for _, r := range append(j.changes, j.inserts...) {
+		switch {
+		case r.hardDelete:
+			dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: r.partition, OrderingValue: int32(0)})
+			deleted++
+		case r.softDelete:
+			data = append(data, r)
+			deleted++
+		default:
+			data = append(data, r)
+			updated++
+		}
+	}
+	instant := string(env.txn.Instant)
+	header := map[logfile.HeaderKey]string{logfile.InstantTime: instant, logfile.Schema: env.avroWithMeta}
+	var buf []byte
+	if len(data) > 0 {
+		var seq int64
+		rows, err := env.newRows(ctx, w.in, data, sl.Partition, string(sl.FileID), task, &seq)
+		if err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+		recs := make([][]byte, 0, len(data))
+		for _, rec := range rows {
+			for i := 0; i < int(rec.NumRows()) && err == nil; i++ {
+				var b []byte
+				if b, err = enc.encode(rec, i); err == nil {
+					recs = append(recs, b)
+				}
+			}
+		}
+		releaseRecords(rows)
+		if err != nil {
+			return commitmeta.WriteStat{}, fmt.Errorf("log records of %s/%s: %w", sl.Partition, sl.FileID, err)
+		}
+		if buf, err = logfile.AppendBlock(buf, &logfile.Block{Type: logfile.AvroDataBlock, Header: header,
+			Content: logfile.EncodeAvroDataBlock(recs)}); err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+	}
+	if len(dels) > 0 {
+		content, err := logfile.EncodeDeleteBlock(dels)
+		if err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+		if buf, err = logfile.AppendBlock(buf, &logfile.Block{Type: logfile.DeleteBlock, Header: header, Content: content}); err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+	}
+
+	version := 0
+	var known []string
+	for _, l := range sl.Logs {
+		if l.Name.Instant == sl.BaseInstant {
+			version = max(version, l.Name.Version)
+		}
+		known = append(known, l.Name.String())
+	}
+	var name spec.LogFileName
+	var p string
+	for attempt := 0; ; attempt++ {
+		version++
+		name = spec.LogFileName{FileID: sl.FileID, Instant: sl.BaseInstant, Extension: "log", Version: version, WriteToken: token(task)}
+		if err := env.txn.Marker(ctx, sl.Partition, name.String(), commit.IOAppend); err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+		p = storage.Join(sl.Partition, name.String())
+		err := writeNew(ctx, env.st, p, buf)
+		if err == nil {
+			break
+		}
+		// A log file of that version exists (written since the view was built, or
+		// unlisted): roll over to the next version, as Java does, never appending.
+		if !errors.Is(err, storage.ErrExist) || attempt >= 100 {
+			return commitmeta.WriteStat{}, fmt.Errorf("log file %s: %w", p, err)
+		}
+	}
+	baseFile := ""
+	if sl.Base != nil {
+		baseFile = sl.Base.Name.String()
+	}
+	size := int64(len(buf))
+	return commitmeta.WriteStat{
+		FileID:          string(sl.FileID),
+		Path:            p,
+		PrevCommit:      string(sl.BaseInstant),
+		NumWrites:       int64(len(data)),
+		NumDeletes:      deleted,
+		NumUpdateWrites: updated,
+		TotalWriteBytes: size,
+		PartitionPath:   sl.Partition,
+		FileSizeInBytes: size,
+		RuntimeStats:    &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()},
+		LogVersion:      int32(version),
+		LogOffset:       0,
+		BaseFile:        baseFile,
+		LogFiles:        append(known, name.String()),
+	}, nil
+}
+
+// writeNew creates p (failing with storage.ErrExist if it exists) with body.
+func writeNew(ctx context.Context, st storage.Storage, p string, body []byte) error {
+	out, err := st.Create(ctx, p)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(body); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
