@@ -28,8 +28,20 @@ func EscapePathName(s string) string {
 	if s == "" {
 		return DefaultPartitionPath
 	}
-	var b strings.Builder
+	first := -1
 	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x80 && needsEscape[c] {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return s // nothing to escape: no copy
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:first])
+	for i := first; i < len(s); i++ {
 		c := s[i]
 		if c < 0x80 && needsEscape[c] {
 			const hex = "0123456789ABCDEF"
@@ -78,9 +90,14 @@ func unhex(c byte) (byte, bool) {
 // check this, but a writer that let a data value escape the table base path would be a
 // security bug, and newer Hudi (PartitionPathEncodeUtils.validateNoPathTraversal) rejects it.
 func hasPathTraversal(p string) bool {
-	for _, seg := range strings.Split(strings.ReplaceAll(p, "\\", "/"), "/") {
-		if seg == ".." {
-			return true
+	// Segments are separated by '/' or '\\'; scan them without splitting.
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' || p[i] == '\\' {
+			if i-start == 2 && p[start] == '.' && p[start+1] == '.' {
+				return true
+			}
+			start = i + 1
 		}
 	}
 	return false

@@ -2,7 +2,10 @@ package keygen
 
 import (
 	"fmt"
+	"hash/maphash"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -84,6 +87,39 @@ type Generator struct {
 	parts     []partField
 	hive      bool
 	urlEncode bool
+
+	// cols caches the top-level column of every key and partition field for the schema
+	// most recently seen (records of one write share it), replacing a per-row lookup.
+	cols atomic.Pointer[resolvedCols]
+}
+
+type resolvedCols struct {
+	schema   *arrow.Schema
+	keyCols  []int // -1: not in the schema (the value is null)
+	partCols []int
+}
+
+// resolve returns the column indices for rec's schema.
+func (g *Generator) resolve(rec arrow.Record) *resolvedCols {
+	sc := rec.Schema()
+	if rc := g.cols.Load(); rc != nil && rc.schema == sc {
+		return rc
+	}
+	rc := &resolvedCols{schema: sc, keyCols: make([]int, len(g.keyFields)), partCols: make([]int, len(g.parts))}
+	col := func(fp fieldPath) int {
+		if idx := sc.FieldIndices(fp.parts[0]); len(idx) > 0 {
+			return idx[0]
+		}
+		return -1
+	}
+	for i, f := range g.keyFields {
+		rc.keyCols[i] = col(f)
+	}
+	for i, pf := range g.parts {
+		rc.partCols[i] = col(pf.fieldPath)
+	}
+	g.cols.Store(rc)
+	return rc
 }
 
 type fieldPath struct {
@@ -94,6 +130,26 @@ type fieldPath struct {
 type partField struct {
 	fieldPath
 	ts *tsConfig // non-nil for timestamp partitions
+	// cache maps recent values of a non-timestamp field to their finished path part.
+	cache *partCache
+}
+
+// partCacheSlots is the size of a partition field's direct-mapped value cache.
+const partCacheSlots = 256
+
+// partCache is a lock-free direct-mapped cache from a partition value's string form to
+// its path part (escaped, hive-prefixed, traversal-checked). Entries are immutable and
+// own their strings (values read from Arrow buffers are cloned), so a hit costs a hash
+// and a compare and allocates nothing.
+type partCache struct {
+	seed  maphash.Seed
+	null  atomic.Pointer[partEntry] // the null value's part
+	slots [partCacheSlots]atomic.Pointer[partEntry]
+}
+
+type partEntry struct {
+	value, part string
+	err         bool // the part has a ".." segment
 }
 
 // resolveType turns Options.KeyGenerator into a type name and the class to record.
@@ -225,6 +281,11 @@ func New(o Options, schema *arrow.Schema) (*Generator, error) {
 			}
 		}
 	}
+	for i := range g.parts {
+		if g.parts[i].ts == nil {
+			g.parts[i].cache = &partCache{seed: maphash.MakeSeed()}
+		}
+	}
 	return g, nil
 }
 
@@ -275,14 +336,22 @@ func (g *Generator) ClassName() string { return g.className }
 // value reads a (possibly nested) field of row. A missing column or a null parent struct is
 // null, as HoodieAvroUtils.getNestedFieldVal with returnNullIfNotFound=true makes it.
 func value(rec arrow.Record, row int, fp fieldPath) (jval, error) {
+	col := -1
+	if idx := rec.Schema().FieldIndices(fp.parts[0]); len(idx) > 0 {
+		col = idx[0]
+	}
+	return valueAt(rec, row, fp, col)
+}
+
+// valueAt is value with the field's top-level column index resolved (-1: absent).
+func valueAt(rec arrow.Record, row int, fp fieldPath, col int) (jval, error) {
 	if row < 0 || int64(row) >= rec.NumRows() {
 		return jval{}, fmt.Errorf("row %d out of range (record has %d rows)", row, rec.NumRows())
 	}
-	idx := rec.Schema().FieldIndices(fp.parts[0])
-	if len(idx) == 0 {
+	if col < 0 {
 		return jval{}, nil
 	}
-	arr := rec.Column(idx[0])
+	arr := rec.Column(col)
 	for _, p := range fp.parts[1:] {
 		st, ok := arr.(*array.Struct)
 		if !ok {
@@ -309,9 +378,18 @@ func value(rec arrow.Record, row int, fp fieldPath) (jval, error) {
 // otherwise parts are "field:value" joined by ",", with null as __null__ and empty as
 // __empty__, failing only when every part is null or empty (KeyGenUtils.getRecordKey).
 func (g *Generator) RecordKey(rec arrow.Record, row int) (string, error) {
+	rc := g.resolve(rec)
 	if !g.complex {
 		f := g.keyFields[0]
-		v, err := value(rec, row, f)
+		// Fast path: a top-level string column's value is the key as is (no copy).
+		if col := rc.keyCols[0]; col >= 0 && len(f.parts) == 1 && row >= 0 && int64(row) < rec.NumRows() {
+			if a, ok := rec.Column(col).(*array.String); ok && a.IsValid(row) {
+				if s := a.Value(row); s != "" {
+					return s, nil
+				}
+			}
+		}
+		v, err := valueAt(rec, row, f, rc.keyCols[0])
 		if err != nil {
 			return "", fmt.Errorf("record key field %q, row %d: %w", f.name, row, err)
 		}
@@ -321,33 +399,40 @@ func (g *Generator) RecordKey(rec arrow.Record, row int) (string, error) {
 		}
 		return s, nil
 	}
-	var b strings.Builder
+	// One allocation: parts are appended to a stack buffer, copied out once.
+	var stack [128]byte
+	b := stack[:0]
 	allNullOrEmpty := true
 	for i, f := range g.keyFields {
-		v, err := value(rec, row, f)
+		v, err := valueAt(rec, row, f, rc.keyCols[i])
 		if err != nil {
 			return "", fmt.Errorf("record key field %q, row %d: %w", f.name, row, err)
 		}
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(f.name)
-		b.WriteByte(':')
-		s := v.String()
+		b = append(b, f.name...)
+		b = append(b, ':')
 		switch {
 		case v.kind == jNull:
-			b.WriteString(NullRecordKeyPlaceholder)
-		case s == "":
-			b.WriteString(EmptyRecordKeyPlaceholder)
-		default:
+			b = append(b, NullRecordKeyPlaceholder...)
+		case v.kind == jInt || v.kind == jLong:
 			allNullOrEmpty = false
-			b.WriteString(s)
+			b = strconv.AppendInt(b, v.i, 10)
+		default:
+			s := v.String()
+			if s == "" {
+				b = append(b, EmptyRecordKeyPlaceholder...)
+			} else {
+				allNullOrEmpty = false
+				b = append(b, s...)
+			}
 		}
 	}
 	if allNullOrEmpty {
-		return "", fmt.Errorf("record key fields %v, row %d: values %q are all null or empty", g.keyFieldNames(), row, b.String())
+		return "", fmt.Errorf("record key fields %v, row %d: values %q are all null or empty", g.keyFieldNames(), row, string(b))
 	}
-	return b.String(), nil
+	return string(b), nil
 }
 
 func (g *Generator) keyFieldNames() []string {
@@ -374,40 +459,91 @@ func (g *Generator) PartitionPath(rec arrow.Record, row int) (string, error) {
 	if len(g.parts) == 0 {
 		return "", nil
 	}
-	var b strings.Builder
-	for i, pf := range g.parts {
-		v, err := value(rec, row, pf.fieldPath)
+	rc := g.resolve(rec)
+	if len(g.parts) == 1 {
+		return g.partPath(rec, row, 0, rc.partCols[0])
+	}
+	var stack [128]byte
+	b := stack[:0]
+	for i := range g.parts {
+		part, err := g.partPath(rec, row, i, rc.partCols[i])
 		if err != nil {
-			return "", fmt.Errorf("partition field %q, row %d: %w", pf.name, row, err)
+			return "", err
 		}
-		var part string
-		if pf.ts != nil {
-			part, err = pf.ts.format(v)
-			if err != nil {
-				return "", fmt.Errorf("partition field %q, row %d, value %s: %w", pf.name, row, describe(v), err)
-			}
-			if g.urlEncode {
-				part = EscapePathName(part)
-			}
-		} else {
-			part = v.String()
-			switch {
-			case v.kind == jNull || part == "":
-				part = DefaultPartitionPath
-			case g.urlEncode:
-				part = EscapePathName(part)
-			}
+		if i > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, part...)
+	}
+	return string(b), nil
+}
+
+// partPath is the path part of partition field i for row.
+func (g *Generator) partPath(rec arrow.Record, row, i, col int) (string, error) {
+	pf := &g.parts[i]
+	v, err := valueAt(rec, row, pf.fieldPath, col)
+	if err != nil {
+		return "", fmt.Errorf("partition field %q, row %d: %w", pf.name, row, err)
+	}
+	if pf.ts != nil {
+		part, err := pf.ts.format(v)
+		if err != nil {
+			return "", fmt.Errorf("partition field %q, row %d, value %s: %w", pf.name, row, describe(v), err)
+		}
+		if g.urlEncode {
+			part = EscapePathName(part)
+		}
+		return g.finishPart(pf, part, v, row)
+	}
+	c := pf.cache
+	if c == nil { // a Generator built without New
+		part := v.String()
+		switch {
+		case v.kind == jNull || part == "":
+			part = DefaultPartitionPath
+		case g.urlEncode:
+			part = EscapePathName(part)
+		}
+		return g.finishPart(pf, part, v, row)
+	}
+	var slot *atomic.Pointer[partEntry]
+	var s string
+	if v.kind == jNull {
+		slot = &c.null
+	} else {
+		s = v.String()
+		slot = &c.slots[maphash.String(c.seed, s)%partCacheSlots]
+	}
+	e := slot.Load()
+	if e == nil || (v.kind != jNull && e.value != s) {
+		part := s
+		switch {
+		case v.kind == jNull || s == "":
+			part = DefaultPartitionPath
+		case g.urlEncode:
+			part = EscapePathName(s)
 		}
 		if g.hive {
 			part = pf.name + "=" + part
+		} else {
+			part = strings.Clone(part) // never keep a string that aliases an Arrow buffer
 		}
-		if hasPathTraversal(part) {
-			return "", fmt.Errorf("partition field %q, row %d: value %s makes a \"..\" path segment", pf.name, row, describe(v))
-		}
-		if i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(part)
+		e = &partEntry{value: strings.Clone(s), part: part, err: hasPathTraversal(part)}
+		slot.Store(e)
 	}
-	return b.String(), nil
+	if e.err {
+		return "", fmt.Errorf("partition field %q, row %d: value %s makes a \"..\" path segment", pf.name, row, describe(v))
+	}
+	return e.part, nil
+}
+
+// finishPart adds the hive-style prefix and checks for a ".." segment.
+func (g *Generator) finishPart(pf *partField, part string, v jval, row int) (string, error) {
+	if g.hive {
+		part = pf.name + "=" + part
+	}
+	if hasPathTraversal(part) {
+		return "", fmt.Errorf("partition field %q, row %d: value %s makes a \"..\" path segment", pf.name, row, describe(v))
+	}
+	return part, nil
 }

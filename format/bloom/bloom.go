@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -182,10 +183,12 @@ type vector struct {
 	hashType int8
 	size     int32 // bits
 	bits     []byte
+	// recip is fastmodReciprocal(size), so position needs no division.
+	recip uint64
 }
 
 func newVector(k int32, hashType int8, size int32) *vector {
-	return &vector{nbHash: k, hashType: hashType, size: size, bits: make([]byte, nBytes(size))}
+	return &vector{nbHash: k, hashType: hashType, size: size, bits: make([]byte, nBytes(size)), recip: fastmodReciprocal(size)}
 }
 
 func nBytes(size int32) int { return int((int64(size) + 7) / 8) }
@@ -211,7 +214,32 @@ func position(h, size int32) int32 {
 	return p
 }
 
+// Java's Math.abs(h % size) equals |h| mod size (the remainder takes h's sign and
+// |h| mod size as its magnitude), and |h| always fits a uint32, even for MinInt32. The
+// hot paths compute that unsigned remainder with Lemire's fastmod: for 32-bit a and d,
+// a mod d == hi64((M*a mod 2^64) * d) with M = ceil(2^64/d) (exact for every 32-bit
+// operand pair; d == 1 gives M == 0 and remainder 0, as required).
+
+// fastmodReciprocal returns M for divisor size (> 0).
+func fastmodReciprocal(size int32) uint64 { return ^uint64(0)/uint64(uint32(size)) + 1 }
+
+// fastPosition is position(int32(h), size) for recip == fastmodReciprocal(size).
+func fastPosition(h uint32, recip uint64, size int32) uint32 {
+	a := h
+	if int32(h) < 0 {
+		a = -h
+	}
+	hi, _ := bits.Mul64(recip*uint64(a), uint64(uint32(size)))
+	return uint32(hi)
+}
+
 func (v *vector) add(key string) {
+	if v.hashType == hashMurmur && len(key) <= 4*maxDigestBlocks {
+		var buf [maxDigestBlocks]uint32
+		tail, hasTail := digestKey(key, buf[:])
+		v.addDigested(buf[:len(key)>>2], uint32(len(key)), tail, hasTail)
+		return
+	}
 	var h int32
 	for i := int32(0); i < v.nbHash; i++ {
 		h = v.next(key, h)
@@ -220,12 +248,42 @@ func (v *vector) add(key string) {
 	}
 }
 
+// addDigested sets the bits of a digested key (Murmur vectors only).
+func (v *vector) addDigested(blocks []uint32, n, tail uint32, hasTail bool) {
+	bitv, recip, size := v.bits, v.recip, v.size
+	var h uint32
+	for i := int32(0); i < v.nbHash; i++ {
+		h = murmurDigested(blocks, n, tail, hasTail, h)
+		p := fastPosition(h, recip, size)
+		bitv[p>>3] |= 1 << (p & 7)
+	}
+}
+
 func (v *vector) test(key string) bool {
+	if v.hashType == hashMurmur && len(key) <= 4*maxDigestBlocks {
+		var buf [maxDigestBlocks]uint32
+		tail, hasTail := digestKey(key, buf[:])
+		return v.testDigested(buf[:len(key)>>2], uint32(len(key)), tail, hasTail)
+	}
 	var h int32
 	for i := int32(0); i < v.nbHash; i++ {
 		h = v.next(key, h)
 		p := position(h, v.size)
 		if v.bits[p>>3]&(1<<(p&7)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// testDigested reports whether every bit of a digested key is set (Murmur vectors only).
+func (v *vector) testDigested(blocks []uint32, n, tail uint32, hasTail bool) bool {
+	bitv, recip, size := v.bits, v.recip, v.size
+	var h uint32
+	for i := int32(0); i < v.nbHash; i++ {
+		h = murmurDigested(blocks, n, tail, hasTail, h)
+		p := fastPosition(h, recip, size)
+		if bitv[p>>3]&(1<<(p&7)) == 0 {
 			return false
 		}
 	}
@@ -245,20 +303,33 @@ func (v *vector) write(dst []byte) []byte {
 func (v *vector) serializedSize() int { return headerSize + len(v.bits) }
 
 // simpleFilter is SimpleBloomFilter: one vector.
-type simpleFilter struct{ v *vector }
+type simpleFilter struct {
+	v *vector
+	b batch // keys added but not yet hashed into v
+}
 
 func (f *simpleFilter) Add(key string) {
 	if key != "" {
-		f.v.add(key)
+		f.b.add(f.v, key)
 	}
 }
 
-func (f *simpleFilter) MightContain(key string) bool { return key == "" || f.v.test(key) }
+func (f *simpleFilter) MightContain(key string) bool {
+	if key == "" {
+		return true
+	}
+	if f.b.n != 0 {
+		return f.b.testPending(f.v, key)
+	}
+	return f.v.test(key)
+}
 
 func (f *simpleFilter) Type() Type { return Simple }
 
 func (f *simpleFilter) Serialize() string {
-	return base64.StdEncoding.EncodeToString(f.v.write(make([]byte, 0, f.v.serializedSize())))
+	b := f.v.write(make([]byte, 0, f.v.serializedSize()))
+	f.b.applyTo(f.v, b[len(b)-len(f.v.bits):])
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // dynamicFilter is HoodieDynamicBoundedBloomFilter / InternalDynamicBloomFilter: a growing
@@ -279,6 +350,7 @@ type dynamicFilter struct {
 	reachedMax bool
 	cur        uint64
 	rows       []*vector
+	b          batch // keys added but not yet hashed into their rows
 }
 
 // Add follows InternalDynamicBloomFilter.add/getActiveStandardBF exactly, including the
@@ -305,7 +377,7 @@ func (d *dynamicFilter) Add(key string) {
 	default:
 		row = d.rows[len(d.rows)-1]
 	}
-	row.add(key)
+	d.b.add(row, key)
 	d.count++ // int32 wrap-around like Java's int
 }
 
@@ -313,8 +385,35 @@ func (d *dynamicFilter) MightContain(key string) bool {
 	if key == "" {
 		return true
 	}
+	if d.b.n != 0 {
+		for _, r := range d.rows {
+			if d.b.testPending(r, key) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(key) > 4*maxDigestBlocks {
+		for _, r := range d.rows {
+			if r.test(key) {
+				return true
+			}
+		}
+		return false
+	}
+	// Every Murmur row hashes the key to the same sequence (rows differ only in how many
+	// hashes they use and the size they reduce by), so digest once and share the hashes.
+	var buf [maxDigestBlocks]uint32
+	tail, hasTail := digestKey(key, buf[:])
+	blocks, n := buf[:len(key)>>2], uint32(len(key))
 	for _, r := range d.rows {
-		if r.test(key) {
+		if r.hashType != hashMurmur {
+			if r.test(key) {
+				return true
+			}
+			continue
+		}
+		if r.testDigested(blocks, n, tail, hasTail) {
 			return true
 		}
 	}
@@ -338,6 +437,7 @@ func (d *dynamicFilter) Serialize() string {
 	b = appendInt32(b, int32(len(d.rows)))
 	for _, r := range d.rows {
 		b = r.write(b)
+		d.b.applyTo(r, b[len(b)-len(r.bits):])
 	}
 	return base64.StdEncoding.EncodeToString(b)
 }
@@ -416,7 +516,7 @@ func (r *reader) vector(what string) (*vector, error) {
 	if n > r.remaining() {
 		return nil, fmt.Errorf("truncated: %s bit vector of %d bits (%d bytes) at offset %d, only %d bytes left of %d", what, size, n, r.off, r.remaining(), len(r.b))
 	}
-	v := &vector{nbHash: k, hashType: ht, size: size, bits: make([]byte, n)}
+	v := &vector{nbHash: k, hashType: ht, size: size, bits: make([]byte, n), recip: fastmodReciprocal(size)}
 	copy(v.bits, r.b[r.off:r.off+n])
 	r.off += n
 	// Java reads only bits < vectorSize into its BitSet, so stray high bits in the last

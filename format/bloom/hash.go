@@ -124,3 +124,63 @@ func le32[T ~string | ~[]byte](k T, i int) uint32 {
 }
 
 func rotl(v uint32, n uint) uint32 { return v<<n | v>>(32-n) }
+
+// murmurM and murmurR are MurmurHash2's constants.
+const (
+	murmurM = uint32(0x5bd1e995)
+	murmurR = 24
+)
+
+// Everything murmur does to the key bytes is independent of the seed: the mixed 4-byte
+// blocks, the folded tail and the length. Bloom filters hash one key k times (seeding
+// hash i with hash i-1), so they digest the key once (digestKey) and run only the
+// seed-dependent chain (murmurDigested) per hash. The result is bit-identical to murmur.
+
+// maxDigestBlocks bounds the keys digested on the stack (128 bytes); longer keys take
+// the plain murmur path.
+const maxDigestBlocks = 32
+
+// digestKey writes key's mixed blocks into blocks (len(key)/4 of them, which must fit)
+// and returns the folded tail and whether the key has one.
+func digestKey(key string, blocks []uint32) (tail uint32, hasTail bool) {
+	n := len(key)
+	len4 := n >> 2
+	blocks = blocks[:len4]
+	for i := range blocks {
+		s := key[i<<2 : i<<2+4]
+		k := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+		k *= murmurM
+		k ^= k >> murmurR
+		k *= murmurM
+		blocks[i] = k
+	}
+	left := n & 3
+	if left == 0 {
+		return 0, false
+	}
+	// Same sign extension and reversed order as murmur's tail.
+	if left >= 3 {
+		tail ^= uint32(int32(int8(key[n-3])) << 16)
+	}
+	if left >= 2 {
+		tail ^= uint32(int32(int8(key[n-2])) << 8)
+	}
+	tail ^= uint32(int32(int8(key[n-1])))
+	return tail, true
+}
+
+// murmurDigested is murmur(key, seed) for a digested key of length n.
+func murmurDigested(blocks []uint32, n, tail uint32, hasTail bool, seed uint32) uint32 {
+	h := seed ^ n
+	for _, k := range blocks {
+		h = h*murmurM ^ k
+	}
+	if hasTail {
+		h ^= tail
+		h *= murmurM
+	}
+	h ^= h >> 13
+	h *= murmurM
+	h ^= h >> 15
+	return h
+}
