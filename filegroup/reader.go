@@ -264,7 +264,7 @@ func (r *sliceReader) orderingOf(rec arrow.Record, i int) merge.Ordering {
 	if r.orderingIdx < 0 {
 		return merge.Ordering{}
 	}
-	return orderingValue(rec.Column(r.orderingIdx), i)
+	return merge.OrderingAt(rec.Column(r.orderingIdx), i)
 }
 
 func (r *sliceReader) isDeleted(rec arrow.Record, i int) bool {

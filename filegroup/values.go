@@ -2,49 +2,11 @@ package filegroup
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/hudi-go/hudi/merge"
 )
-
-// orderingValue reads an ordering value from an Arrow cell.
-func orderingValue(arr arrow.Array, i int) merge.Ordering {
-	if arr.IsNull(i) {
-		return merge.Ordering{}
-	}
-	switch a := arr.(type) {
-	case *array.Int8:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Int16:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Int32:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Int64:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Float32:
-		return merge.OrderingOf(float64(a.Value(i)))
-	case *array.Float64:
-		return merge.OrderingOf(a.Value(i))
-	case *array.String:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Binary:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Boolean:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Date32:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Timestamp:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Decimal128:
-		f, _ := strconv.ParseFloat(a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale), 64)
-		return merge.OrderingOf(f)
-	}
-	return merge.Ordering{}
-}
 
 // fillPartitionValues replaces the given columns (all null: the data files do not store
 // them) with the partition values parsed from the path, converted to the column type.

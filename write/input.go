@@ -42,7 +42,7 @@ func (in *inputSet) ordering(r incoming) merge.Ordering {
 	if in.ordIdx < 0 {
 		return merge.Ordering{}
 	}
-	return orderingOf(in.batches[r.batch].Column(in.ordIdx), int(r.row))
+	return merge.OrderingAt(in.batches[r.batch].Column(in.ordIdx), int(r.row))
 }
 
 func (in *inputSet) release() {
@@ -137,30 +137,4 @@ func (in *inputSet) precombine(global bool) {
 		out = append(out, r)
 	}
 	in.records = out
-}
-
-// orderingOf reads an ordering value from an Arrow cell.
-func orderingOf(arr arrow.Array, i int) merge.Ordering {
-	if arr.IsNull(i) {
-		return merge.Ordering{}
-	}
-	switch a := arr.(type) {
-	case *array.Int32:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Int64:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Float32:
-		return merge.OrderingOf(float64(a.Value(i)))
-	case *array.Float64:
-		return merge.OrderingOf(a.Value(i))
-	case *array.String:
-		return merge.OrderingOf(a.Value(i))
-	case *array.Date32:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Timestamp:
-		return merge.OrderingOf(int64(a.Value(i)))
-	case *array.Boolean:
-		return merge.OrderingOf(a.Value(i))
-	}
-	return merge.Ordering{}
 }

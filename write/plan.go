@@ -489,7 +489,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			}
 			consumed[ci] = true
 			c := all[ci]
-			if !c.hardDelete && ordIdx >= 0 && w.rules.KeepBase(orderingOf(rec.Column(ordIdx), i), w.in.ordering(c)) {
+			if !c.hardDelete && ordIdx >= 0 && w.rules.KeepBase(merge.OrderingAt(rec.Column(ordIdx), i), w.in.ordering(c)) {
 				keep.Append(true) // the stored record is newer by event time
 				continue
 			}
