@@ -149,6 +149,10 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if wo.SmallFileLimit == 0 {
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}
+	wo.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
+	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
+		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
+	}
 	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
 	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns)
 	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)

@@ -91,6 +91,9 @@ type Options struct {
 	// hoodie.bucket.index.hash.field (default: the record key fields), for the BUCKET index.
 	BucketNumBuckets int
 	BucketHashFields []string
+	// InsertDupPolicy is hoodie.datasource.insert.dup.policy (none, drop, fail) for insert
+	// and bulk_insert.
+	InsertDupPolicy string
 	// BulkInsertSortMode is hoodie.bulkinsert.sort.mode (NONE).
 	BulkInsertSortMode string
 	// PartitionsToDelete lists partitions for delete_partition

@@ -117,6 +117,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
+	if err := w.applyDupPolicy(ctx); err != nil {
+		return nil, err
+	}
 	pl, err := w.plan(ctx)
 	if err != nil {
 		return nil, err

@@ -163,3 +163,31 @@ func TestBucketIndexWrites(t *testing.T) {
 		t.Errorf("rows = %d, want 41", n)
 	}
 }
+
+// hoodie.datasource.insert.dup.policy: none inserts a stored key again, drop skips it,
+// fail refuses the write (and leaves the table untouched).
+func TestInsertDupPolicy(t *testing.T) {
+	dir := createTrips(t)
+	first := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":1.0,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", first); code != 0 {
+		t.Fatal(stderr)
+	}
+	again := writeInput(t, `{"ts":2,"uuid":"a","rider":"r1","fare":2.0,"city":"sf"}`, `{"ts":2,"uuid":"b","rider":"r2","fare":3.0,"city":"sf"}`)
+	before := snapshotFiles(t, dir)
+	_, stderr, code := run(t, "write", dir, "--op", "insert", "--input", again, "--set", "hoodie.datasource.insert.dup.policy=fail")
+	if code != ExitRuntime || !strings.Contains(stderr, `"a"`) {
+		t.Errorf("fail policy: exit %d, %s", code, stderr)
+	}
+	if snapshotFiles(t, dir) != before {
+		t.Error("fail policy changed the table")
+	}
+	out, stderr, code := run(t, "write", dir, "--op", "insert", "--input", again, "--set", "hoodie.datasource.write.insert.drop.duplicates=true", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"inserted":1`) {
+		t.Fatalf("drop policy: exit %d %s %s", code, out, stderr)
+	}
+	got, _, _ := run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid,fare")
+	want := []string{`{"fare":1.0,"uuid":"a"}`, `{"fare":3.0,"uuid":"b"}`}
+	if lines := canonicalLines(t, got); strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after drop policy:\n%s", strings.Join(lines, "\n"))
+	}
+}
