@@ -305,7 +305,7 @@ type readCase struct {
 	baseOnly  bool
 	columns   []string
 	noMeta    bool
-	keygen    keygen.RecordKeyGen
+	keyFields []string
 	partVals  map[string]string
 	extra     []string // extra table fields (Avro field JSON)
 	baseExtra bool     // base file written with the extra fields too
@@ -362,7 +362,8 @@ func (c readCase) run(t *testing.T) {
 	opts := Options{
 		Schema:              sc,
 		Columns:             c.columns,
-		KeyGen:              c.keygen,
+		KeyFields:           c.keyFields,
+		RecordKey:           recordKeyFunc(t, sc, c.keyFields),
 		MetaFieldsPopulated: !c.noMeta,
 		OrderingField:       ordering,
 		Rules:               merge.Rules{Mode: c.mode},
@@ -758,27 +759,41 @@ func TestReadDuplicateBaseKeys(t *testing.T) {
 	})
 }
 
+// recordKeyFunc builds keys the way the reader does for tables without meta fields: with
+// the key generator Java would infer for these fields on a non-partitioned table.
+func recordKeyFunc(t *testing.T, sc *arrow.Schema, fields []string) func(arrow.Record, int) (string, error) {
+	t.Helper()
+	if len(fields) == 0 {
+		return nil
+	}
+	gen, err := keygen.New(keygen.Options{RecordKeyFields: fields}, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen.RecordKey
+}
+
 func TestReadWithoutMetaFields(t *testing.T) {
-	simple := keygen.RecordKeyGen{Fields: []string{"id"}, Kind: keygen.Simple}
-	complexKG := keygen.RecordKeyGen{Fields: []string{"id", "ts"}, Kind: keygen.Complex}
+	simple := []string{"id"}
+	complexKG := []string{"id", "ts"}
 	runCases(t, []readCase{
 		{
 			name: "simple key from id",
-			base: base3, noMeta: true, keygen: simple,
+			base: base3, noMeta: true, keyFields: simple,
 			logs:   [][]blk{{dataBlock(2, r(1, 20, "u1", 2), r(4, 1, "i4", 2)), delBlock(3, "2", int32(0))}},
 			render: []string{"id", "val", schema.RecordKeyField},
 			want:   []string{"1 u1 null", "3 b3 null", "4 i4 null"},
 		},
 		{
 			name: "complex key from id and ts",
-			base: base3, noMeta: true, keygen: complexKG,
+			base: base3, noMeta: true, keyFields: complexKG,
 			logs:   [][]blk{{dataBlock(2, r(1, 10, "u1", 2), r(2, 11, "i2", 2)), delBlock(3, "id:3,ts:10", int32(0))}},
 			render: []string{"id", "ts", "val"},
 			want:   []string{"1 10 u1", "2 10 b2", "2 11 i2"},
 		},
 		{
 			name: "projection without the key field",
-			base: base3, noMeta: true, keygen: simple, columns: []string{"val"},
+			base: base3, noMeta: true, keyFields: simple, columns: []string{"val"},
 			logs:   [][]blk{{dataBlock(2, r(1, 20, "u1", 2))}},
 			render: []string{"val"},
 			want:   []string{"u1", "b2", "b3"},

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -27,8 +26,10 @@ type Options struct {
 	Schema *arrow.Schema
 	// Columns are the output columns in order (nil = all of Schema).
 	Columns []string
-	// KeyGen builds record keys from key fields when meta fields are not populated.
-	KeyGen              keygen.RecordKeyGen
+	// KeyFields are the record key fields (top-level columns) and RecordKey builds a row's
+	// key from them — both used only when meta fields are not populated.
+	KeyFields           []string
+	RecordKey           func(rec arrow.Record, row int) (string, error)
 	MetaFieldsPopulated bool
 	// OrderingField is the ordering (precombine) field, "" if none.
 	OrderingField string
@@ -115,7 +116,7 @@ func newSliceReader(st storage.Storage, slice fsview.FileSlice, opts Options) (*
 		if opts.MetaFieldsPopulated {
 			needed = append(needed, schema.MetaFields[2]) // _hoodie_record_key
 		} else {
-			needed = append(needed, opts.KeyGen.Fields...)
+			needed = append(needed, opts.KeyFields...)
 		}
 		if opts.OrderingField != "" {
 			needed = append(needed, opts.OrderingField)
@@ -151,7 +152,7 @@ func newSliceReader(st storage.Storage, slice fsview.FileSlice, opts Options) (*
 		if opts.MetaFieldsPopulated {
 			r.keyIdx = []int{seen[schema.MetaFields[2]]}
 		} else {
-			for _, f := range opts.KeyGen.Fields {
+			for _, f := range opts.KeyFields {
 				r.keyIdx = append(r.keyIdx, seen[f])
 			}
 		}
@@ -248,16 +249,16 @@ func (r *sliceReader) keyOf(rec arrow.Record, i int) (string, error) {
 		if col.IsNull(i) {
 			return "", fmt.Errorf("row %d has a null %s", i, schema.MetaFields[2])
 		}
-		s, _ := keygen.ValueString(col, i)
-		return s, nil
-	}
-	vals := make([]*string, len(r.keyIdx))
-	for k, j := range r.keyIdx {
-		if s, ok := keygen.ValueString(rec.Column(j), i); ok {
-			vals[k] = &s
+		s, ok := col.(*array.String)
+		if !ok {
+			return "", fmt.Errorf("%s is %s, not a string", schema.MetaFields[2], col.DataType())
 		}
+		return s.Value(i), nil
 	}
-	return r.opts.KeyGen.Key(vals)
+	if r.opts.RecordKey == nil {
+		return "", fmt.Errorf("meta fields are not populated and no key generator was given")
+	}
+	return r.opts.RecordKey(rec, i)
 }
 
 func (r *sliceReader) orderingOf(rec arrow.Record, i int) merge.Ordering {

@@ -179,7 +179,7 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	s.fgOpts = filegroup.Options{
 		Schema:              full,
 		Columns:             s.readCols,
-		KeyGen:              keygen.ForTable(t.Config.KeyGenerator(), t.Config.RecordKeyFields()),
+		KeyFields:           keyColumns(t.Config.RecordKeyFields()),
 		MetaFieldsPopulated: t.Config.PopulateMetaFields(),
 		OrderingField:       ordering,
 		Rules:               merge.Rules{Mode: mode},
@@ -189,10 +189,29 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		Mem:                 opts.Mem,
 		Logger:              opts.Logger,
 	}
+	if !t.Config.PopulateMetaFields() {
+		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
+		gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
+			PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
+			URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+		if err != nil {
+			return nil, fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
+		}
+		s.fgOpts.RecordKey = gen.RecordKey
+	}
 	if opts.Filter != nil {
 		s.fgOpts.SelectRowGroups = rowGroupSelector(opts.Filter, full)
 	}
 	return s, nil
+}
+
+// keyColumns are the top-level columns that record key fields (dot notation) live in.
+func keyColumns(fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		out = appendUnique(out, strings.SplitN(f, ".", 2)[0])
+	}
+	return out
 }
 
 // mayHaveCommitsAfter reports whether a slice can hold records committed after begin:
