@@ -50,7 +50,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIs
 	root.SetErr(stderr)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e))
+	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e), newCompactCmd(e))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK

@@ -1,0 +1,72 @@
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/timeline"
+)
+
+// RequestCompaction schedules a compaction: it allocates an instant strictly greater than
+// every instant on tl and creates <C>.compaction.requested holding the Avro plan
+// (create-if-absent, so two schedulers never share an instant).
+func RequestCompaction(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	for attempt := 0; ; attempt++ {
+		inst := NewInstantTime(tl, now(), loc)
+		if attempt > 0 {
+			lt, _ := inst.Time(loc)
+			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
+		}
+		name := spec.InstantFileName{Instant: inst, Action: spec.ActionCompaction, State: spec.StateRequested}.FileName(tl.Layout)
+		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
+		if err == nil {
+			return inst, nil
+		}
+		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
+			return "", fmt.Errorf("request compaction %s: %w", inst, err)
+		}
+	}
+}
+
+// BeginCompaction starts (or restarts) executing the pending compaction instant: it takes
+// the instant's heartbeat (refusing with ErrWriterAlive while another compactor's is
+// live), creates the empty <C>.compaction.inflight if absent, and returns a Txn whose
+// Complete publishes <C>.commit.
+func BeginCompaction(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, now Clock, hb HeartbeatOptions) (*Txn, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if in.IsCompleted() || in.Action != spec.ActionCompaction {
+		return nil, fmt.Errorf("instant %s %s is not a pending compaction", in.Time, in.Action)
+	}
+	alive, err := HeartbeatAlive(ctx, st, in.Time, now(), hb.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if alive {
+		return nil, fmt.Errorf("compaction %s: %w", in.Time, ErrWriterAlive)
+	}
+	_ = st.Delete(ctx, HeartbeatPath(in.Time))
+	hbt, err := StartHeartbeat(ctx, st, in.Time, hb)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := in.File(spec.StateInflight); !ok {
+		name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionCompaction, State: spec.StateInflight}.FileName(tl.Layout)
+		if err := writeFile(ctx, st, storage.Join(tl.Dir, name), nil); err != nil && !errors.Is(err, storage.ErrExist) {
+			hbt.Stop()
+			return nil, fmt.Errorf("mark compaction %s inflight: %w", in.Time, err)
+		}
+	}
+	return &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: in.Time, Action: spec.ActionCommit, heartbeat: hbt}, nil
+}

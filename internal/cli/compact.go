@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hudi-go/hudi"
+)
+
+func newCompactCmd(e *env) *cobra.Command {
+	var schedule, run bool
+	var format string
+	var sets []string
+	cmd := &cobra.Command{
+		Use:   "compact TABLE",
+		Short: "Compact a merge-on-read table: schedule a plan (--schedule), run pending plans (--run), or both",
+		Long: `Compact a merge-on-read table (table version 6).
+
+--schedule plans a compaction of every file group whose latest slice has log files
+(largest logs first, bounded by hoodie.compaction.target.io MB) and writes
+<instant>.compaction.requested. --run executes every pending compaction, including one
+left by a killed run, and commits it as <instant>.commit. Without either flag both happen.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
+			t, err := hudi.Open(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			res, err := t.Compact(cmd.Context(), hudi.CompactOptions{Schedule: schedule, Run: run, Settings: settings})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				b, err := json.Marshal(res)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, string(b))
+				return nil
+			}
+			switch {
+			case res.Completed:
+				fmt.Fprintf(e.stdout, "compacted: instant %s, %d files, %d bytes\n", res.Instant, res.FilesWritten, res.Bytes)
+			case res.Scheduled != "":
+				fmt.Fprintf(e.stdout, "scheduled compaction %s\n", res.Scheduled)
+			default:
+				fmt.Fprintln(e.stdout, res.Message)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&schedule, "schedule", false, "plan a compaction")
+	f.BoolVar(&run, "run", false, "execute pending compactions")
+	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
+	return cmd
+}

@@ -1,0 +1,604 @@
+// Package compaction is the merge-on-read compaction table service (table version 6):
+// scheduling writes a HoodieCompactionPlan as <C>.compaction.requested; executing merges
+// each planned file slice (base file + log files) into a new base file
+// <fileId>_<token>_<C>.parquet and publishes <C>.commit with compacted=true and
+// operationType COMPACT. Merged records keep their own _hoodie_commit_time, so a
+// compaction adds no records to incremental queries.
+package compaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/filegroup"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/internal/avro"
+	"github.com/hudi-go/hudi/merge"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/write"
+)
+
+// planSchema is HoodieCompactionPlan as Java embeds it in compaction.requested, copied
+// verbatim from the Spark-written fixture trips-mor-avro/v8_trips_8i3u1d
+// (20251220210129235.compaction.requested).
+const planSchema = `{"type":"record","name":"HoodieCompactionPlan","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operations","type":["null",{"type":"array","items":{"type":"record","name":"HoodieCompactionOperation","fields":[{"name":"baseInstantTime","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null}]}}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"strategy","type":["null",{"type":"record","name":"HoodieCompactionStrategy","fields":[{"name":"compactorClassName","type":["null",{"type":"string","avro.java.string":"String"}],"doc":"The class name that is provided here should extend CompactionExecutionStrategy abstract class, idea is that the plan generator will also provide the execution strategy to use.","default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"doc":"These parameters play a key role in determining which action type it is i.e. compaction or logcompaction and it will also include configs that determine how compaction needs to be executed.","default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"preserveHoodieMetadata","type":["boolean","null"],"default":false},{"name":"missingSchedulePartitions","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null}]}`
+
+// Metric names of HoodieCompactionOperation.metrics (Java's CompactionStrategy).
+const (
+	MetricTotalIOReadMB     = "TOTAL_IO_READ_MB"
+	MetricTotalIOWriteMB    = "TOTAL_IO_WRITE_MB"
+	MetricTotalIOMB         = "TOTAL_IO_MB"
+	MetricTotalLogFilesSize = "TOTAL_LOG_FILES_SIZE"
+	MetricTotalLogFiles     = "TOTAL_LOG_FILES"
+)
+
+// Setting keys.
+const (
+	// KeyTargetIO is hoodie.compaction.target.io: MB of IO (read + write) one
+	// compaction plan may spend (default 500 GB).
+	KeyTargetIO = "hoodie.compaction.target.io"
+)
+
+// DefaultTargetIOMB is Java's default hoodie.compaction.target.io (500 * 1024 MB).
+const DefaultTargetIOMB = 500 * 1024
+
+// Options configure scheduling and execution.
+type Options struct {
+	// TargetIOMB caps the plan's total TOTAL_IO_MB (hoodie.compaction.target.io); <= 0
+	// takes the default.
+	TargetIOMB int64
+	// Write carries the Parquet and bloom settings of the new base files; its
+	// TimelineZone, Now, Logger and Mem are used too.
+	Write write.Options
+}
+
+func (o Options) withDefaults() Options {
+	if o.TargetIOMB <= 0 {
+		o.TargetIOMB = DefaultTargetIOMB
+	}
+	if o.Write.TimelineZone == nil {
+		o.Write.TimelineZone = time.Local
+	}
+	if o.Write.Now == nil {
+		o.Write.Now = time.Now
+	}
+	if o.Write.Logger == nil {
+		o.Write.Logger = slog.Default()
+	}
+	if o.Write.Mem == nil {
+		o.Write.Mem = memory.DefaultAllocator
+	}
+	if o.Write.MaxFileSize <= 0 {
+		o.Write.MaxFileSize = 120 << 20
+	}
+	return o
+}
+
+// OptionsFromSettings reads the compaction settings from hoodie.* keys.
+func OptionsFromSettings(settings map[string]string) (Options, error) {
+	var o Options
+	if v, ok := settings[KeyTargetIO]; ok && strings.TrimSpace(v) != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("%s=%q: want a positive number of MB", KeyTargetIO, v)
+		}
+		o.TargetIOMB = n
+	}
+	return o, nil
+}
+
+// Result summarizes a compaction (the CLI's --format json object).
+type Result struct {
+	Instant      string `json:"instant"`
+	Action       string `json:"action"`
+	Operation    string `json:"operation"`
+	FilesWritten int    `json:"files_written"`
+	Bytes        int64  `json:"bytes"`
+	// Scheduled is the instant of a plan written by this call ("" if none).
+	Scheduled string `json:"scheduled,omitempty"`
+	// Completed is true when a compaction commit was published.
+	Completed bool `json:"completed"`
+	// Message explains a no-op ("nothing to compact").
+	Message string `json:"message,omitempty"`
+}
+
+// ErrNotMOR is returned for tables that are not merge-on-read.
+var ErrNotMOR = errors.New("compaction needs a merge-on-read table")
+
+func check(t *table.Table) error {
+	switch {
+	case t.Type != spec.MergeOnRead:
+		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrNotMOR)
+	case t.Version != spec.TableVersion6 || t.Timeline.Layout != 1:
+		return fmt.Errorf("table %s is version %d: compaction is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, write.ErrUnsupported)
+	case !t.Config.PopulateMetaFields():
+		return fmt.Errorf("table %s does not populate meta fields: compaction is %w", t.Config.Name(), write.ErrUnsupported)
+	case t.Config.BaseFileFormat() != "PARQUET":
+		return fmt.Errorf("table %s has base file format %s: compaction is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
+	case t.Config.DropPartitionColumns():
+		return fmt.Errorf("table %s drops partition columns: compaction is %w", t.Config.Name(), write.ErrUnsupported)
+	}
+	return nil
+}
+
+// Schedule plans a compaction of every file group whose latest slice has log files,
+// largest total log size first (Java's LogFileSizeBasedCompactionStrategy), bounded by
+// TargetIOMB, and writes <C>.compaction.requested. It returns "" and no error when there is
+// nothing to compact. Groups in a pending compaction are left out.
+func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantTime, *commitmeta.CompactionPlan, error) {
+	o = o.withDefaults()
+	t, err := table.Open(ctx, st)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	pending := map[string]bool{}
+	for _, in := range t.Timeline.PendingCompactions() {
+		if in.Action != spec.ActionCompaction {
+			continue
+		}
+		p, err := readPlan(ctx, t, in)
+		if err != nil {
+			return "", nil, err
+		}
+		for _, op := range p.Operations {
+			pending[op.PartitionPath+"/"+op.FileID] = true
+		}
+	}
+	listing, err := t.List(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	view, err := t.View(ctx, listing, "")
+	if err != nil {
+		return "", nil, err
+	}
+	type cand struct {
+		op      commitmeta.CompactionOperation
+		logSize int64
+	}
+	var cands []cand
+	for _, g := range view.Groups {
+		sl := g.Latest()
+		if sl == nil || len(sl.Logs) == 0 || pending[g.Partition+"/"+string(g.FileID)] {
+			continue
+		}
+		op := commitmeta.CompactionOperation{BaseInstantTime: string(sl.BaseInstant), FileID: string(g.FileID), PartitionPath: g.Partition}
+		var logSize, baseSize int64
+		for _, l := range sl.Logs {
+			op.DeltaFilePaths = append(op.DeltaFilePaths, l.Name.String())
+			logSize += l.Size
+		}
+		writeSize := o.Write.MaxFileSize
+		if sl.Base != nil {
+			op.DataFilePath = sl.Base.Name.String()
+			baseSize = sl.Base.Size
+			writeSize = baseSize
+		}
+		readMB := (baseSize + logSize) >> 20
+		writeMB := writeSize >> 20
+		op.Metrics = map[string]float64{
+			MetricTotalIOReadMB:     float64(readMB),
+			MetricTotalIOWriteMB:    float64(writeMB),
+			MetricTotalIOMB:         float64(readMB + writeMB),
+			MetricTotalLogFilesSize: float64(logSize),
+			MetricTotalLogFiles:     float64(len(sl.Logs)),
+		}
+		cands = append(cands, cand{op, logSize})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].logSize > cands[j].logSize })
+	plan := &commitmeta.CompactionPlan{Version: 2}
+	remaining := o.TargetIOMB
+	for _, c := range cands {
+		// BoundedIOCompactionStrategy: the operation that crosses the budget is included.
+		plan.Operations = append(plan.Operations, c.op)
+		remaining -= int64(c.op.Metrics[MetricTotalIOMB])
+		if remaining <= 0 {
+			break
+		}
+	}
+	if len(plan.Operations) == 0 {
+		return "", nil, nil
+	}
+	body, err := EncodePlan(plan)
+	if err != nil {
+		return "", nil, err
+	}
+	inst, err := commit.RequestCompaction(ctx, st, t.Timeline, body, o.Write.Now, o.Write.TimelineZone)
+	if err != nil {
+		return "", nil, err
+	}
+	return inst, plan, nil
+}
+
+// EncodePlan encodes a plan as Java writes compaction.requested (an Avro container with
+// the HoodieCompactionPlan schema).
+func EncodePlan(p *commitmeta.CompactionPlan) ([]byte, error) {
+	s, err := avro.Parse(planSchema)
+	if err != nil {
+		return nil, err
+	}
+	ops := []any{}
+	for _, op := range p.Operations {
+		deltas := []any{}
+		for _, d := range op.DeltaFilePaths {
+			deltas = append(deltas, d)
+		}
+		metrics := map[string]any{}
+		for k, v := range op.Metrics {
+			metrics[k] = v
+		}
+		var data, boot any
+		if op.DataFilePath != "" {
+			data = op.DataFilePath
+		}
+		if op.BootstrapFilePath != "" {
+			boot = op.BootstrapFilePath
+		}
+		ops = append(ops, map[string]any{"baseInstantTime": op.BaseInstantTime, "deltaFilePaths": deltas,
+			"dataFilePath": data, "fileId": op.FileID, "partitionPath": op.PartitionPath,
+			"metrics": metrics, "bootstrapFilePath": boot})
+	}
+	var extra any
+	if p.ExtraMetadata != nil {
+		m := map[string]any{}
+		for k, v := range p.ExtraMetadata {
+			m[k] = v
+		}
+		extra = m
+	}
+	missing := []any{}
+	for _, m := range p.MissingSchedulePartitions {
+		missing = append(missing, m)
+	}
+	return avro.WriteContainer(s, map[string]any{"operations": ops, "extraMetadata": extra, "version": p.Version,
+		"strategy": nil, "preserveHoodieMetadata": p.PreserveHoodieMetadata, "missingSchedulePartitions": missing})
+}
+
+func readPlan(ctx context.Context, t *table.Table, in timeline.Instant) (*commitmeta.CompactionPlan, error) {
+	b, err := t.Timeline.ReadRequested(ctx, t.Storage, in)
+	if err != nil {
+		return nil, err
+	}
+	p, err := commitmeta.DecodeCompactionPlan(b)
+	if err != nil {
+		return nil, fmt.Errorf("compaction plan %s: %w", in.Time, err)
+	}
+	return p, nil
+}
+
+// Execute runs every pending compaction, oldest first, and returns one result per
+// compaction committed. A compaction killed earlier is re-run: the partial files of its
+// instant are deleted first.
+func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, error) {
+	o = o.withDefaults()
+	var out []*Result
+	for {
+		t, err := table.Open(ctx, st)
+		if err != nil {
+			return out, err
+		}
+		if err := check(t); err != nil {
+			return out, err
+		}
+		var next *timeline.Instant
+		for _, in := range t.Timeline.PendingCompactions() {
+			if in.Action == spec.ActionCompaction {
+				in := in
+				next = &in
+				break
+			}
+		}
+		if next == nil {
+			return out, nil
+		}
+		r, err := execute(ctx, t, *next, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+}
+
+func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options) (*Result, error) {
+	st := t.Storage
+	plan, err := readPlan(ctx, t, in)
+	if err != nil {
+		return nil, err
+	}
+	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, commit.HeartbeatOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer txn.Close()
+	// A killed run left files of this instant: delete them and their markers.
+	partitions := map[string]bool{}
+	for _, op := range plan.Operations {
+		partitions[op.PartitionPath] = true
+	}
+	for p := range partitions {
+		if err := deletePartial(ctx, st, p, in.Time); err != nil {
+			return nil, err
+		}
+	}
+	_ = storage.DeleteTree(ctx, st, storage.Join(commit.TempDir, string(in.Time)))
+
+	avroSchema, err := t.SchemaAt(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if avroSchema == "" {
+		return nil, fmt.Errorf("table %s records no schema", t.Config.Name())
+	}
+	data, err := schema.FromAvro(avroSchema)
+	if err != nil {
+		return nil, fmt.Errorf("table schema: %w", err)
+	}
+	data = schema.WithoutMetaFields(data)
+	if avroSchema == t.Config.CreateSchema() {
+		// The create schema has another form (no defaults); commits carry the writer's.
+		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
+			return nil, err
+		}
+	}
+	full := schema.WithMetaFields(data)
+	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := merge.ModeFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	if err != nil {
+		return nil, err
+	}
+	ordering := ""
+	if of := t.Config.OrderingFields(); len(of) > 0 && schema.FieldIndex(full, of[0]) >= 0 {
+		ordering = full.Field(schema.FieldIndex(full, of[0])).Name
+	}
+	vis := fsview.NewVisibility(t.Timeline, "")
+	fgOpts := filegroup.Options{
+		Schema:              full,
+		MetaFieldsPopulated: true,
+		OrderingField:       ordering,
+		Rules:               merge.Rules{Mode: mode},
+		Committed:           vis.Committed,
+		Mem:                 o.Write.Mem,
+		Logger:              o.Write.Logger,
+	}
+	listing, err := t.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view, err := t.View(ctx, listing, "")
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string]*fsview.FileGroup{}
+	for _, g := range view.Groups {
+		groups[g.Partition+"/"+string(g.FileID)] = g
+	}
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
+		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
+	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
+	for task, op := range plan.Operations {
+		sl, err := sliceFor(groups, op)
+		if err != nil {
+			return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
+		}
+		stat, err := compactSlice(ctx, st, txn, sl, op, task, full, avroWithMeta, fgOpts, vis, o)
+		if err != nil {
+			return nil, fmt.Errorf("compaction %s, file group %s/%s: %w", in.Time, op.PartitionPath, op.FileID, err)
+		}
+		meta.PartitionToWriteStats[op.PartitionPath] = append(meta.PartitionToWriteStats[op.PartitionPath], stat)
+		res.FilesWritten++
+		res.Bytes += stat.TotalWriteBytes
+	}
+	if err := txn.Complete(ctx, meta); err != nil {
+		return nil, err
+	}
+	res.Completed = true
+	return res, nil
+}
+
+// sliceFor finds the slice a plan operation compacts: the group's slice with the
+// operation's base instant, restricted to the planned log files.
+func sliceFor(groups map[string]*fsview.FileGroup, op commitmeta.CompactionOperation) (fsview.FileSlice, error) {
+	g := groups[op.PartitionPath+"/"+op.FileID]
+	if g == nil {
+		return fsview.FileSlice{}, fmt.Errorf("file group %s/%s of the plan is not in the table", op.PartitionPath, op.FileID)
+	}
+	var found *fsview.FileSlice
+	for i := range g.Slices {
+		if string(g.Slices[i].BaseInstant) == op.BaseInstantTime {
+			found = &g.Slices[i]
+		}
+	}
+	if found == nil {
+		return fsview.FileSlice{}, fmt.Errorf("file group %s/%s has no slice with base instant %s", op.PartitionPath, op.FileID, op.BaseInstantTime)
+	}
+	sl := *found
+	if op.DataFilePath != "" && (sl.Base == nil || sl.Base.Name.String() != op.DataFilePath) {
+		return fsview.FileSlice{}, fmt.Errorf("base file %s of the plan is not the slice's committed base file", op.DataFilePath)
+	}
+	want := map[string]bool{}
+	for _, d := range op.DeltaFilePaths {
+		want[d] = true
+	}
+	sl.Logs = nil
+	for _, l := range found.Logs {
+		if want[l.Name.String()] {
+			sl.Logs = append(sl.Logs, l)
+			delete(want, l.Name.String())
+		}
+	}
+	if len(want) > 0 {
+		var missing []string
+		for d := range want {
+			missing = append(missing, d)
+		}
+		sort.Strings(missing)
+		return fsview.FileSlice{}, fmt.Errorf("log files of the plan are missing: %s", strings.Join(missing, ", "))
+	}
+	return sl, nil
+}
+
+func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl fsview.FileSlice, op commitmeta.CompactionOperation, task int,
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, vis *fsview.Visibility, o Options) (commitmeta.WriteStat, error) {
+	start := time.Now()
+	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
+		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta}, o.Write)
+	if err != nil {
+		return commitmeta.WriteStat{}, err
+	}
+	err = filegroup.Read(ctx, st, sl, fgOpts, func(rec arrow.Record) error {
+		conformed, err := schema.ConformRecord(o.Write.Mem, rec, full)
+		if err != nil {
+			return err
+		}
+		defer conformed.Release()
+		return bw.Write(conformed)
+	})
+	if err != nil {
+		bw.Abort()
+		return commitmeta.WriteStat{}, err
+	}
+	stat, err := bw.Close(ctx)
+	if err != nil {
+		return stat, err
+	}
+	ls, err := logStats(ctx, st, sl, vis)
+	if err != nil {
+		return stat, err
+	}
+	stat.PrevCommit = op.BaseInstantTime
+	stat.TotalLogFilesCompacted = int64(len(sl.Logs))
+	stat.TotalLogSizeCompacted = ls.size
+	stat.TotalLogRecords = ls.records
+	stat.TotalLogBlocks = ls.blocks
+	stat.TotalCorruptLogBlock = ls.corrupt
+	stat.TotalRollbackBlocks = ls.rollbacks
+	stat.TotalUpdatedRecordsCompacted = ls.records
+	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
+	return stat, nil
+}
+
+type logStat struct{ size, records, blocks, corrupt, rollbacks int64 }
+
+// logStats counts the slice's log blocks and records (committed data and delete blocks).
+func logStats(ctx context.Context, st storage.Storage, sl fsview.FileSlice, vis *fsview.Visibility) (logStat, error) {
+	var s logStat
+	for _, l := range sl.Logs {
+		s.size += l.Size
+		f, err := st.Open(ctx, l.Path)
+		if err != nil {
+			return s, err
+		}
+		r := logfile.NewReader(f, f.Size(), l.Path)
+		for {
+			b, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return s, fmt.Errorf("read log file %s: %w", l.Path, err)
+			}
+			s.blocks++
+			switch {
+			case b.Type == logfile.CorruptBlock:
+				s.corrupt++
+			case b.Type == logfile.CommandBlock:
+				if b.IsRollback() {
+					s.rollbacks++
+				}
+			case !vis.Committed(spec.InstantTime(b.InstantTime())):
+			case b.Type == logfile.AvroDataBlock:
+				if recs, err := logfile.DecodeAvroDataBlock(b.Content); err == nil {
+					s.records += int64(len(recs))
+				}
+			case b.Type == logfile.DeleteBlock:
+				if recs, err := logfile.DecodeDeleteBlock(b.Content); err == nil {
+					s.records += int64(len(recs))
+				}
+			}
+		}
+		f.Close()
+	}
+	return s, nil
+}
+
+// deletePartial removes the base files a killed run of instant wrote in partition.
+func deletePartial(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime) error {
+	entries, err := st.List(ctx, partition)
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir {
+			continue
+		}
+		if b, ok := spec.ParseBaseFileName(e.Name); ok && b.Instant == instant {
+			if err := st.Delete(ctx, storage.Join(partition, e.Name)); err != nil && !errors.Is(err, storage.ErrNotExist) {
+				return fmt.Errorf("delete partial compaction output %s: %w", storage.Join(partition, e.Name), err)
+			}
+		}
+	}
+	return nil
+}
+
+// Run schedules and/or executes: with schedule it plans a new compaction (if any group
+// has log files), with run it executes every pending compaction (including the one just
+// planned). The result describes the last compaction committed, or the plan.
+func Run(ctx context.Context, st storage.Storage, doSchedule, doRun bool, o Options) (*Result, error) {
+	res := &Result{Action: string(spec.ActionCommit), Operation: "compact"}
+	if doSchedule {
+		inst, _, err := Schedule(ctx, st, o)
+		if err != nil {
+			return nil, err
+		}
+		res.Scheduled = string(inst)
+		res.Instant = string(inst)
+		if inst == "" {
+			res.Message = "nothing to compact: no file group has log files"
+		}
+	}
+	if doRun {
+		done, err := Execute(ctx, st, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range done {
+			res.Instant = r.Instant
+			res.FilesWritten += r.FilesWritten
+			res.Bytes += r.Bytes
+			res.Completed = true
+		}
+		if len(done) > 0 {
+			res.Message = ""
+		} else if res.Message == "" {
+			res.Message = "no pending compaction to run"
+		}
+	}
+	return res, nil
+}
