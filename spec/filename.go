@@ -117,7 +117,31 @@ func ParseLogFileName(name string) (LogFileName, bool) {
 		return LogFileName{}, false
 	}
 	l.Version = v
+	// Java's pattern takes a write token of three numbers only; anything else (e.g. the
+	// ".tmp-<n>" suffix of a file being written atomically) is not a log file.
+	if l.WriteToken != "" && !validWriteToken(string(l.WriteToken)) {
+		return LogFileName{}, false
+	}
+	if strings.HasPrefix(string(l.FileID), ".") {
+		return LogFileName{}, false
+	}
 	return l, true
+}
+
+// validWriteToken reports "<n>-<n>-<n>" (digits may be empty, as Java's regex allows).
+func validWriteToken(t string) bool {
+	parts := strings.Split(t, "-")
+	if len(parts) != 3 {
+		return false
+	}
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // String formats the name.

@@ -45,6 +45,9 @@ func TestParseLogFileName(t *testing.T) {
 		{".hoodie_partition_metadata", false, LogFileName{}},
 		{"abc_0-1-2_20250126040823628.parquet", false, LogFileName{}},
 		{".abc_20250126040823628.log.x_1-2-3", false, LogFileName{}},
+		// the temp file of an atomic create is not a log file
+		{"..33f80777-0_20261129161412142.log.1_20-1-20.tmp-123456", false, LogFileName{}},
+		{".abc-0_20250126040823628.log.1_0-1-2.tmp-9", false, LogFileName{}},
 	}
 	for _, tc := range tests {
 		got, ok := ParseLogFileName(tc.name)
