@@ -6,6 +6,11 @@ package write_test
 // view, every time travel and every incremental range read back from the table must equal
 // the model's answer, and the commit's write stats must equal the model's counts.
 //
+// Merge-on-read configurations also compact (schedule + run) at random points: the model's
+// base records then become the merged records (read-optimized == snapshot right after),
+// records keep their commit times (no incremental range holds a compaction instant), and
+// time travel to the compaction instant equals the snapshot there.
+//
 // Soak runs: HUDI_MODEL_SEED=<n> HUDI_MODEL_STEPS=<n> go test -run TestModel ./write/
 //
 // Model decisions (Hudi 0.14 semantics, COW, table version 6):
@@ -572,6 +577,8 @@ func runModel(t *testing.T, c modelConfig) {
 	g := &generator{r: rand.New(rand.NewPCG(c.seed, 2)), m: m}
 	var instants []string
 	var states []map[string]mrow
+	compactions := map[string]bool{}         // compaction instants
+	crng := rand.New(rand.NewPCG(c.seed, 3)) // compaction points: the writes stay as without
 	for i := 0; i < c.steps; i++ {
 		st := g.next(i == 0)
 		settings := map[string]string{"hoodie.index.type": c.index, "hoodie.datasource.write.payload.class": c.payload}
@@ -658,15 +665,73 @@ func runModel(t *testing.T, c modelConfig) {
 		}
 		instants = append(instants, inst)
 		states = append(states, m.clone())
-		verify(t, ctx, dir, m, instants, states, desc)
+		verify(t, ctx, dir, m, instants, states, compactions, desc)
 		if t.Failed() {
 			t.FailNow() // later steps would only repeat the divergence
+		}
+		// Merge-on-read: compact at random points (a compaction takes one of the steps,
+		// so the quadratic verification stays within the same instant count).
+		if c.mor && i+1 < c.steps && crng.IntN(10) < 3 {
+			// Same Parquet/bloom settings as the writes: small files, fast reads.
+			cs := map[string]string{}
+			for _, k := range []string{"hoodie.parquet.max.file.size", "hoodie.index.bloom.num_entries",
+				"hoodie.index.bloom.fpp", "hoodie.parquet.compression.codec"} {
+				if v, ok := settings[k]; ok {
+					cs[k] = v
+				}
+			}
+			inst := compact(t, ctx, dir, m, cs, fmt.Sprintf("step %d: compaction", i+2))
+			if inst == "" {
+				continue // a no-op takes no step
+			}
+			i++
+			if inst <= instants[len(instants)-1] {
+				t.Fatalf("step %d: compaction instant %s not after %s", i+1, inst, instants[len(instants)-1])
+			}
+			compactions[inst] = true
+			instants = append(instants, inst)
+			states = append(states, m.clone())
+			verify(t, ctx, dir, m, instants, states, compactions, fmt.Sprintf("step %d: compaction %s", i+1, inst))
+			if t.Failed() {
+				t.FailNow()
+			}
 		}
 	}
 }
 
+// compact schedules and runs a compaction of every file group with log files and applies
+// it to the model: each key's base record becomes its merged record (keys deleted by log
+// records leave the base), the logs are gone, and records keep their commit times. It
+// returns the compaction instant, or "" when there was nothing to compact (the model has
+// no log records either).
+func compact(t *testing.T, ctx context.Context, dir string, m *model, settings map[string]string, desc string) string {
+	t.Helper()
+	tbl, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tbl.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true, Settings: settings})
+	if err != nil {
+		t.Fatalf("%s: %v", desc, err)
+	}
+	t.Logf("%s -> %s %s completed=%v scheduled=%q: %d files (%d bytes) %s, model has %d keys with log records",
+		desc, res.Action, res.Instant, res.Completed, res.Scheduled, res.FilesWritten, res.Bytes, res.Message, len(m.logs))
+	if res.Completed != (len(m.logs) > 0) {
+		t.Fatalf("%s: completed=%v, but the model has %d keys with log records", desc, res.Completed, len(m.logs))
+	}
+	if !res.Completed {
+		return ""
+	}
+	if res.Action != "commit" || res.Scheduled != res.Instant {
+		t.Errorf("%s: action %s instant %s (scheduled %s), want a commit of the scheduled instant", desc, res.Action, res.Instant, res.Scheduled)
+	}
+	m.base = m.clone()
+	m.logs = map[string]mlog{}
+	return res.Instant
+}
+
 // verify reads the table every way and compares with the model.
-func verify(t *testing.T, ctx context.Context, dir string, m *model, instants []string, states []map[string]mrow, desc string) {
+func verify(t *testing.T, ctx context.Context, dir string, m *model, instants []string, states []map[string]mrow, compactions map[string]bool, desc string) {
 	t.Helper()
 	tbl, err := hudi.Open(ctx, dir)
 	if err != nil {
@@ -700,6 +765,12 @@ func verify(t *testing.T, ctx context.Context, dir string, m *model, instants []
 		}
 		end := instants[e]
 		got := scanRows(t, ctx, tbl, hudi.ScanOptions{Incremental: true, Begin: begin, End: end})
+		for _, r := range got {
+			if ct, _, _ := strings.Cut(r, "|"); compactions[ct] {
+				t.Errorf("%s: incremental (%s, %s]: row carries compaction instant %s: %s", desc, begin, end, ct, r)
+				break
+			}
+		}
 		want := m.canonAll(states[e], func(r mrow) bool { return r.commit > begin && r.commit <= end })
 		compare(t, m, fmt.Sprintf("%s: incremental (%s, %s]", desc, begin, end), got, want)
 	}
