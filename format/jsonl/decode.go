@@ -100,6 +100,7 @@ func (d *Decoder) Next() (arrow.RecordBatch, error) {
 		}
 		if err := d.appendRow(b, line, seen); err != nil {
 			d.err = err
+			discardBuilder(b)
 			return nil, err
 		}
 		rows++
@@ -108,6 +109,21 @@ func (d *Decoder) Next() (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	return b.NewRecordBatch(), nil
+}
+
+// discardBuilder frees what a builder holds after a failed row. Releasing the builder alone is not
+// enough: arrow-go's BinaryViewBuilder keeps its out-of-line data blocks until NewArray, so
+// they would leak; building and releasing each column frees everything.
+func discardBuilder(b *array.RecordBuilder) {
+	for _, f := range b.Fields() {
+		func() {
+			// A half-appended row can leave a builder that refuses to build (e.g. a
+			// fixed-size list short of values); its memory is then left to the builder's
+			// own release.
+			defer func() { _ = recover() }()
+			f.NewArray().Release()
+		}()
+	}
 }
 
 func (d *Decoder) appendRow(b *array.RecordBuilder, line []byte, seen []bool) error {
