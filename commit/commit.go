@@ -109,14 +109,14 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 }
 
 // MarkerPath is the marker of a data file written by instant.
-func MarkerPath(instant spec.InstantTime, partition, fileName string, io IOType) string {
-	return storage.Join(TempDir, string(instant), partition, fileName+".marker."+string(io))
+func MarkerPath(instant spec.InstantTime, partition, fileName string, ioType IOType) string {
+	return storage.Join(TempDir, string(instant), partition, fileName+".marker."+string(ioType))
 }
 
 // Marker records, before the file is written, that this write produces partition/fileName,
 // so a rollback can find and delete it even if the write dies before committing.
-func (t *Txn) Marker(ctx context.Context, partition, fileName string, io IOType) error {
-	if err := writeFile(ctx, t.st, MarkerPath(t.Instant, partition, fileName, io), nil); err != nil && !errors.Is(err, storage.ErrExist) {
+func (t *Txn) Marker(ctx context.Context, partition, fileName string, ioType IOType) error {
+	if err := writeFile(ctx, t.st, MarkerPath(t.Instant, partition, fileName, ioType), nil); err != nil && !errors.Is(err, storage.ErrExist) {
 		return fmt.Errorf("create marker for %s: %w", storage.Join(partition, fileName), err)
 	}
 	return nil

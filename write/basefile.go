@@ -42,12 +42,12 @@ func NewBaseFileWriter(ctx context.Context, st storage.Storage, txn *commit.Txn,
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	env := &writeEnv{st: st, txn: txn, opts: o, mem: o.Mem, outSchema: s.Schema, avroWithMeta: s.AvroSchema}
-	io := commit.IOCreate
+	ioType := commit.IOCreate
 	if s.Prev != "" {
-		io = commit.IOMerge
+		ioType = commit.IOMerge
 	}
 	fs := fileSpec{partition: s.Partition, fileID: s.FileID, token: token(s.Task), prev: s.Prev}
-	fw, err := env.newFile(ctx, fs, io)
+	fw, err := env.newFile(ctx, fs, ioType)
 	if err != nil {
 		return nil, err
 	}

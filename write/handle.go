@@ -62,9 +62,9 @@ type writeEnv struct {
 	encErr  error
 }
 
-func (e *writeEnv) newFile(ctx context.Context, s fileSpec, io commit.IOType) (*fileWriter, error) {
+func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType) (*fileWriter, error) {
 	name := s.name(e.txn.Instant)
-	if err := e.txn.Marker(ctx, s.partition, name, io); err != nil {
+	if err := e.txn.Marker(ctx, s.partition, name, ioType); err != nil {
 		return nil, err
 	}
 	p := storage.Join(s.partition, name)

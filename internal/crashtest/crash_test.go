@@ -598,40 +598,11 @@ func envInt(name string, def int) int {
 
 // TestCrashDuringWrites is the crash test; see the package comment.
 func TestCrashDuringWrites(t *testing.T) {
-	soak := os.Getenv("HUDI_SOAK") == "1"
 	strict := os.Getenv("HUDI_CRASH_STRICT") == "1"
-	seed := uint64(1)
-	minKills, maxIters := 52, 400
-	duration := 5 * time.Minute
-	tableIters := 1 << 30 // one table
-	minRows, maxRows, maxSize := 50, 300, 2000
-	if soak {
-		seed = uint64(time.Now().UnixNano())
-		minKills, maxIters = 0, 100000
-		duration = 45 * time.Minute
-		tableIters = 150
-		minRows, maxRows, maxSize = 100, 2000, 8000
-	}
-	if v := os.Getenv("HUDI_CRASH_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("HUDI_CRASH_SEED=%q: %v", v, err)
-		}
-		seed = n
-	}
-	if v := envInt("HUDI_CRASH_ITERATIONS", -1); v >= 0 {
-		maxIters, minKills = v, 0
-	}
-	if v := os.Getenv("HUDI_CRASH_DURATION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("HUDI_CRASH_DURATION=%q: %v", v, err)
-		}
-		duration = d
-	}
-	if dl, ok := t.Deadline(); ok && time.Until(dl)-30*time.Second < duration {
-		duration = max(time.Until(dl)-30*time.Second, time.Second)
-	}
+	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 52, maxIters: 400, duration: 5 * time.Minute,
+		tableIters: 1 << 30, minRows: 50, maxRows: 300, maxSize: 2000}) // one table
+	soak, seed, minKills, maxIters, duration := cfg.soak, cfg.seed, cfg.minKills, cfg.maxIters, cfg.duration
+	tableIters, minRows, maxRows, maxSize := cfg.tableIters, cfg.minRows, cfg.maxRows, cfg.maxSize
 	rng := rand.New(rand.NewPCG(seed, 0x6875646963726173))
 	st := &stats{points: map[string]int{}, ops: map[string]int{}}
 	start := time.Now()
@@ -965,4 +936,52 @@ func equalSets(a, b []string) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// runConfig is a crash test's run shape: the fixed-seed CI form by default, the long
+// randomized soak with HUDI_SOAK=1, and the HUDI_CRASH_SEED / _ITERATIONS / _DURATION
+// overrides either way.
+type runConfig struct {
+	soak                      bool
+	seed                      uint64
+	minKills, maxIters        int
+	duration                  time.Duration
+	tableIters                int
+	minRows, maxRows, maxSize int
+}
+
+// loadRunConfig applies the soak settings and the environment overrides to the CI form
+// given, and caps the duration by the test deadline.
+func loadRunConfig(t *testing.T, ci runConfig) runConfig {
+	t.Helper()
+	c := ci
+	c.soak = os.Getenv("HUDI_SOAK") == "1"
+	if c.soak {
+		c.seed = uint64(time.Now().UnixNano())
+		c.minKills, c.maxIters = 0, 100000
+		c.duration = 45 * time.Minute
+		c.tableIters = 150
+		c.minRows, c.maxRows, c.maxSize = 100, 2000, 8000
+	}
+	if v := os.Getenv("HUDI_CRASH_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("HUDI_CRASH_SEED=%q: %v", v, err)
+		}
+		c.seed = n
+	}
+	if v := envInt("HUDI_CRASH_ITERATIONS", -1); v >= 0 {
+		c.maxIters, c.minKills = v, 0
+	}
+	if v := os.Getenv("HUDI_CRASH_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("HUDI_CRASH_DURATION=%q: %v", v, err)
+		}
+		c.duration = d
+	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl)-30*time.Second < c.duration {
+		c.duration = max(time.Until(dl)-30*time.Second, time.Second)
+	}
+	return c
 }

@@ -217,41 +217,12 @@ func readTableArgs(table string, extra ...string) (int, error) {
 }
 
 func TestCrashDuringMORWritesAndCompactions(t *testing.T) {
-	soak := os.Getenv("HUDI_SOAK") == "1"
-	seed := uint64(1)
-	minKills, maxIters := 52, 400
-	duration := 5 * time.Minute
 	// Reads slow down as file slices pile up (nothing cleans them): a fresh table every
 	// 12 iterations keeps the CI form under ~40 s on two cores.
-	tableIters := 12
-	minRows, maxRows, maxSize := 20, 100, 600
-	if soak {
-		seed = uint64(time.Now().UnixNano())
-		minKills, maxIters = 0, 100000
-		duration = 45 * time.Minute
-		tableIters = 150
-		minRows, maxRows, maxSize = 100, 2000, 8000
-	}
-	if v := os.Getenv("HUDI_CRASH_SEED"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			t.Fatalf("HUDI_CRASH_SEED=%q: %v", v, err)
-		}
-		seed = n
-	}
-	if v := envInt("HUDI_CRASH_ITERATIONS", -1); v >= 0 {
-		maxIters, minKills = v, 0
-	}
-	if v := os.Getenv("HUDI_CRASH_DURATION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("HUDI_CRASH_DURATION=%q: %v", v, err)
-		}
-		duration = d
-	}
-	if dl, ok := t.Deadline(); ok && time.Until(dl)-30*time.Second < duration {
-		duration = max(time.Until(dl)-30*time.Second, time.Second)
-	}
+	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 52, maxIters: 400, duration: 5 * time.Minute,
+		tableIters: 12, minRows: 20, maxRows: 100, maxSize: 600})
+	soak, seed, minKills, maxIters, duration := cfg.soak, cfg.seed, cfg.minKills, cfg.maxIters, cfg.duration
+	tableIters, minRows, maxRows, maxSize := cfg.tableIters, cfg.minRows, cfg.maxRows, cfg.maxSize
 	rng := rand.New(rand.NewPCG(seed, 0x6d6f726372617368))
 	st := &morStats{writePoints: map[string]int{}, compactPoints: map[string]int{}, compactModes: map[string]int{}, ops: map[string]int{}}
 	start := time.Now()
