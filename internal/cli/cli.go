@@ -50,7 +50,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIs
 	root.SetErr(stderr)
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e), newCompactCmd(e))
+	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e), newCompactCmd(e),
+		newCleanCmd(e), newArchiveCmd(e), newRollbackCmd(e), newSavepointCmd(e), newClusterCmd(e))
+	addSQLCommands(root, e)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
