@@ -167,5 +167,24 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
 		t.meta = fresh
 	}
+	if err := t.afterCommit(ctx, cfg, o); err != nil {
+		// The write is committed; a failed table service does not undo it (Java logs and
+		// rethrows; the data stays). Report both.
+		return res, fmt.Errorf("write %s committed; table service after it failed: %w", res.Instant, err)
+	}
 	return res, nil
+}
+
+// afterCommit runs the inline table services Java runs in postCommit, in Java's order:
+// clustering, then cleaning, then archival (each decides from cfg whether it is enabled).
+func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	for _, svc := range []func(context.Context, *config.Config, WriteOptions) error{t.inlineCluster, t.inlineClean, t.inlineArchive} {
+		if err := svc(ctx, cfg, o); err != nil {
+			return err
+		}
+		if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
+			t.meta = fresh
+		}
+	}
+	return nil
 }
