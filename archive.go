@@ -7,4 +7,6 @@ import (
 )
 
 // inlineArchive archives after a commit when hoodie.archive.automatic is on (placeholder until archival lands).
-func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) error { return nil }
+func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	return nil
+}
