@@ -2,12 +2,15 @@ package hudi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/compaction"
+	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -66,4 +69,108 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		t.meta = m
 	}
 	return res, nil
+}
+
+// inlineCompact is Java's inline compaction for merge-on-read tables
+// (hoodie.compact.inline, or hoodie.compact.schedule.inline to plan only), run after a
+// write when the trigger strategy says enough delta commits or time have passed since the
+// last compaction (ScheduleCompactionActionExecutor.needCompact in Hudi 0.14).
+func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	if t.meta.Type != spec.MergeOnRead {
+		return nil
+	}
+	run, schedule := cfg.Bool(config.InlineCompact), cfg.Bool(config.ScheduleInlineCompact)
+	if !run && !schedule {
+		return nil
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	loc := time.Local
+	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
+		loc = time.UTC
+	}
+	trigger := CompactionTrigger{
+		Strategy:        cfg.String(config.InlineCompactTriggerStrategy),
+		MaxDeltaCommits: cfg.Int(config.InlineCompactNumDeltaCommits),
+		MaxDeltaSeconds: cfg.Long(config.InlineCompactTimeDeltaSeconds),
+	}
+	need, err := trigger.Due(t.meta.Timeline, spec.InstantTimeOf(now(), loc), loc)
+	if err != nil || !need {
+		return err
+	}
+	_, err = t.Compact(ctx, CompactOptions{Schedule: true, Run: run, Settings: o.Settings, Now: o.Now})
+	return err
+}
+
+// CompactionTrigger decides when inline compaction is due
+// (hoodie.compact.inline.trigger.strategy and its two limits).
+type CompactionTrigger struct {
+	Strategy        string // NUM_COMMITS (default), NUM_COMMITS_AFTER_LAST_REQUEST, TIME_ELAPSED, NUM_OR_TIME, NUM_AND_TIME
+	MaxDeltaCommits int
+	MaxDeltaSeconds int64
+}
+
+// Due counts the delta commits (any state, as Java's delta-commit timeline does) after the
+// last completed commit or replacecommit — or all of them and the time since the first
+// when there is none — and applies the strategy at instant now.
+func (c CompactionTrigger) Due(tl *timeline.Timeline, now spec.InstantTime, loc *time.Location) (bool, error) {
+	var last spec.InstantTime
+	var lastRequest spec.InstantTime
+	for _, in := range tl.Instants {
+		if in.IsCompleted() && (in.Action == spec.ActionCommit || in.Action == spec.ActionReplaceCommit) {
+			last = in.Time
+		}
+		if in.Action == spec.ActionCompaction || in.Requested == spec.ActionCompaction {
+			lastRequest = in.Time
+		}
+	}
+	count := func(after spec.InstantTime) (n int, first spec.InstantTime) {
+		for _, in := range tl.Instants {
+			if in.Action == spec.ActionDeltaCommit && (after == "" || in.Time.Compare(after) > 0) {
+				if first == "" {
+					first = in.Time
+				}
+				n++
+			}
+		}
+		return n, first
+	}
+	n, first := count(last)
+	if n == 0 && last == "" {
+		return false, nil // no delta commit yet: nothing to compact
+	}
+	ref := last
+	if ref == "" {
+		ref = first
+	}
+	elapsed := func() (int64, error) {
+		a, err := now.Time(loc)
+		if err != nil {
+			return 0, err
+		}
+		b, err := ref.Time(loc)
+		if err != nil {
+			return 0, err
+		}
+		return int64(a.Sub(b) / time.Second), nil
+	}
+	switch strings.ToUpper(c.Strategy) {
+	case "", "NUM_COMMITS":
+		return n >= c.MaxDeltaCommits, nil
+	case "NUM_COMMITS_AFTER_LAST_REQUEST":
+		m, _ := count(lastRequest)
+		return m >= c.MaxDeltaCommits, nil
+	case "TIME_ELAPSED":
+		s, err := elapsed()
+		return s >= c.MaxDeltaSeconds, err
+	case "NUM_OR_TIME":
+		s, err := elapsed()
+		return n >= c.MaxDeltaCommits || s >= c.MaxDeltaSeconds, err
+	case "NUM_AND_TIME":
+		s, err := elapsed()
+		return n >= c.MaxDeltaCommits && s >= c.MaxDeltaSeconds, err
+	}
+	return false, fmt.Errorf("hoodie.compact.inline.trigger.strategy %q: want NUM_COMMITS, NUM_COMMITS_AFTER_LAST_REQUEST, TIME_ELAPSED, NUM_OR_TIME or NUM_AND_TIME", c.Strategy)
 }

@@ -176,9 +176,10 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 }
 
 // afterCommit runs the inline table services Java runs in postCommit, in Java's order:
-// clustering, then cleaning, then archival (each decides from cfg whether it is enabled).
+// compaction and clustering (runTableServicesInline), then cleaning, then archival (each
+// decides from cfg whether it is enabled).
 func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
-	for _, svc := range []func(context.Context, *config.Config, WriteOptions) error{t.inlineCluster, t.inlineClean, t.inlineArchive} {
+	for _, svc := range []func(context.Context, *config.Config, WriteOptions) error{t.inlineCompact, t.inlineCluster, t.inlineClean, t.inlineArchive} {
 		if err := svc(ctx, cfg, o); err != nil {
 			return err
 		}
