@@ -32,12 +32,34 @@ func checkMORWritable(t *table.Table, o Options) error {
 		// A global index must look up keys in the merged view (a key moved to another
 		// partition stays in the old base file, deleted only by a log block).
 		return fmt.Errorf("merge-on-read writes with global index %s are %w", o.IndexType, ErrUnsupported)
-	case len(t.Timeline.PendingCompactions()) > 0:
-		// Logs written while a compaction is pending must be named after the compaction
-		// instant (format doc §4.5).
-		return fmt.Errorf("merge-on-read writes while a compaction is pending are %w", ErrUnsupported)
 	}
 	return nil
+}
+
+// pendingCompactionBases maps "partition/fileID" to the instant of the pending compaction
+// that plans the group. Java's writer sees such a group's latest slice as the new, still
+// empty slice the compaction will produce: its log files are named after the compaction
+// instant (format doc §4.5), so the compaction, which merges only the planned logs, leaves
+// them on top of its new base file. Readers merge them into the previous slice until then.
+func pendingCompactionBases(ctx context.Context, t *table.Table) (map[string]spec.InstantTime, error) {
+	out := map[string]spec.InstantTime{}
+	for _, in := range t.Timeline.PendingCompactions() {
+		if in.Action != spec.ActionCompaction {
+			continue // a pending log compaction does not start a new slice
+		}
+		b, err := t.Timeline.ReadRequested(ctx, t.Storage, in)
+		if err != nil {
+			return nil, fmt.Errorf("pending compaction %s: %w", in.Time, err)
+		}
+		plan, err := commitmeta.DecodeCompactionPlan(b)
+		if err != nil {
+			return nil, fmt.Errorf("pending compaction plan %s: %w", in.Time, err)
+		}
+		for _, op := range plan.Operations {
+			out[op.PartitionPath+"/"+op.FileID] = in.Time
+		}
+	}
+	return out, nil
 }
 
 // checkMORView refuses tables whose latest slices hold records only in log files (written
@@ -126,19 +148,27 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 		}
 	}
 
+	// The slice the logs extend: the latest one, or the one a pending compaction starts.
+	base, baseFile := sl.BaseInstant, ""
+	if sl.Base != nil {
+		baseFile = sl.Base.Name.String()
+	}
+	if c, ok := w.pendingCompaction[sl.Partition+"/"+string(sl.FileID)]; ok {
+		base, baseFile = c, ""
+	}
 	version := 0
 	var known []string
 	for _, l := range sl.Logs {
-		if l.Name.Instant == sl.BaseInstant {
+		if l.Name.Instant == base {
 			version = max(version, l.Name.Version)
+			known = append(known, l.Name.String())
 		}
-		known = append(known, l.Name.String())
 	}
 	var name spec.LogFileName
 	var p string
 	for attempt := 0; ; attempt++ {
 		version++
-		name = spec.LogFileName{FileID: sl.FileID, Instant: sl.BaseInstant, Extension: "log", Version: version, WriteToken: token(task)}
+		name = spec.LogFileName{FileID: sl.FileID, Instant: base, Extension: "log", Version: version, WriteToken: token(task)}
 		if err := env.txn.Marker(ctx, sl.Partition, name.String(), commit.IOAppend); err != nil {
 			return commitmeta.WriteStat{}, err
 		}
@@ -153,15 +183,11 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 			return commitmeta.WriteStat{}, fmt.Errorf("log file %s: %w", p, err)
 		}
 	}
-	baseFile := ""
-	if sl.Base != nil {
-		baseFile = sl.Base.Name.String()
-	}
 	size := int64(len(buf))
 	return commitmeta.WriteStat{
 		FileID:          string(sl.FileID),
 		Path:            p,
-		PrevCommit:      string(sl.BaseInstant),
+		PrevCommit:      string(base),
 		NumWrites:       int64(len(data)),
 		NumDeletes:      deleted,
 		NumUpdateWrites: updated,

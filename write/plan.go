@@ -28,6 +28,8 @@ type writer struct {
 	rules    merge.Rules
 	ordering string
 	mor      bool // merge-on-read: updates and deletes go to log files
+	// pendingCompaction: groups planned by a pending compaction → its instant (MOR).
+	pendingCompaction map[string]spec.InstantTime
 }
 
 // mergeJob rewrites one file group: updates, deletes and inserts routed into it.

@@ -117,6 +117,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
+	if w.mor {
+		if w.pendingCompaction, err = pendingCompactionBases(ctx, t); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.applyDupPolicy(ctx); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,88 @@
+package hudi_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hudi-go/hudi"
+)
+
+// TestWriteWhileCompactionPending: with a compaction planned but not run, an upsert of a
+// planned group goes to a log file named after the compaction instant (the slice the
+// compaction starts, as Java's writer sees it). Snapshot reads see it at once; after the
+// compaction runs it sits on top of the new base file, so the snapshot keeps it while the
+// read-optimized view has the compacted value.
+func TestWriteWhileCompactionPending(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := newMORTable(t)
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v %v", res, err)
+	}
+	c := res.Scheduled
+	wr, err := tb.Write(ctx, batchesOf(t, tb, []row{{"uuid": "ka", "ts": 9, "fare": 999.5, "city": "sf"}}), hudi.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The deltacommit's write stat names a log of slice c, without base file.
+	body, err := os.ReadFile(filepath.Join(dir, ".hoodie", wr.Instant+".deltacommit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		PartitionToWriteStats map[string][]struct {
+			Path, PrevCommit, BaseFile string
+			LogFiles                   []string
+		}
+	}
+	if err := json.Unmarshal(body, &meta); err != nil {
+		t.Fatal(err)
+	}
+	stats := meta.PartitionToWriteStats["sf"]
+	if len(stats) != 1 {
+		t.Fatalf("write stats %+v", meta.PartitionToWriteStats)
+	}
+	s := stats[0]
+	logName := filepath.Base(s.Path)
+	if !strings.Contains(logName, "_"+c+".log.1_") || s.PrevCommit != c || s.BaseFile != "" || len(s.LogFiles) != 1 || s.LogFiles[0] != logName {
+		t.Fatalf("write stat %+v: want log version 1 of the slice starting at compaction %s", s, c)
+	}
+	fare := func(o hudi.ScanOptions) string {
+		t.Helper()
+		var r map[string]any
+		_ = json.Unmarshal([]byte(scanAll(t, tb, o)["ka"]), &r)
+		return string(mustJSON(r["fare"]))
+	}
+	if got := fare(hudi.ScanOptions{}); got != "999.5" {
+		t.Fatalf("snapshot fare %s while compaction is pending, want 999.5", got)
+	}
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Run: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fare(hudi.ScanOptions{}); got != "999.5" {
+		t.Errorf("snapshot fare %s after compaction, want 999.5 (the log on top of the new base)", got)
+	}
+	if got := fare(hudi.ScanOptions{ReadOptimized: true}); got != "200.5" {
+		t.Errorf("read-optimized fare %s after compaction, want the compacted 200.5", got)
+	}
+	// The next log of the group continues slice c.
+	wr, err = tb.Write(ctx, batchesOf(t, tb, []row{{"uuid": "ka", "ts": 10, "fare": 1000.5, "city": "sf"}}), hudi.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = os.ReadFile(filepath.Join(dir, ".hoodie", wr.Instant+".deltacommit"))
+	if err := json.Unmarshal(body, &meta); err != nil {
+		t.Fatal(err)
+	}
+	s = meta.PartitionToWriteStats["sf"][0]
+	if !strings.Contains(filepath.Base(s.Path), "_"+c+".log.2_") || s.BaseFile == "" || len(s.LogFiles) != 2 {
+		t.Errorf("write stat after compaction %+v: want log version 2 of slice %s with its base file", s, c)
+	}
+	if got := fare(hudi.ScanOptions{}); got != "1000.5" {
+		t.Errorf("snapshot fare %s, want 1000.5", got)
+	}
+}
