@@ -138,6 +138,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		BloomFPP:           cfg.Double(config.BloomFPP),
 		BloomMaxEntries:    cfg.Int(config.BloomDynamicMaxEntries),
 		BulkInsertSortMode: cfg.String(config.BulkInsertSortMode),
+		LogDataBlockFormat: cfg.String(config.LogFileDataBlockFormat),
 		BucketNumBuckets:   cfg.Int(config.BucketIndexNumBuckets),
 		BucketHashFields:   cfg.List(config.BucketIndexHashField),
 		Logger:             o.Logger,

@@ -1,14 +1,19 @@
 package write
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
@@ -16,9 +21,9 @@ import (
 
 // Merge-on-read writes (table version 6): updates and deletes of stored keys are appended
 // to the file group as a new log file — never appended to an existing one — holding an
-// AVRO_DATA_BLOCK (updates, soft deletes) and a DELETE_BLOCK (hard deletes), as Java's
-// HoodieAppendHandle does with hoodie.logfile.data.block.format=avro. Inserts go to new
-// base files exactly as for copy-on-write.
+// data block (updates, soft deletes: AVRO_DATA_BLOCK, or PARQUET_DATA_BLOCK with
+// hoodie.logfile.data.block.format=parquet) and a DELETE_BLOCK (hard deletes), as Java's
+// HoodieAppendHandle does. Inserts go to new base files exactly as for copy-on-write.
 
 // checkMORWritable refuses merge-on-read writes the writer does not handle yet.
 func checkMORWritable(t *table.Table, o Options) error {
@@ -91,10 +96,6 @@ func (e *writeEnv) rowEncoder() (*avroRowEncoder, error) {
 func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task int) (commitmeta.WriteStat, error) {
 	start := time.Now()
 	sl := j.slice
-	enc, err := env.rowEncoder()
-	if err != nil {
-		return commitmeta.WriteStat{}, err
-	}
 	var data []incoming
 	var dels []logfile.DeleteRecord
 	var updated, deleted int64
@@ -120,21 +121,12 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 		if err != nil {
 			return commitmeta.WriteStat{}, err
 		}
-		recs := make([][]byte, 0, len(data))
-		for _, rec := range rows {
-			for i := 0; i < int(rec.NumRows()) && err == nil; i++ {
-				var b []byte
-				if b, err = enc.encode(rec, i); err == nil {
-					recs = append(recs, b)
-				}
-			}
-		}
+		block, err := env.dataBlock(rows, header)
 		releaseRecords(rows)
 		if err != nil {
 			return commitmeta.WriteStat{}, fmt.Errorf("log records of %s/%s: %w", sl.Partition, sl.FileID, err)
 		}
-		if buf, err = logfile.AppendBlock(buf, &logfile.Block{Type: logfile.AvroDataBlock, Header: header,
-			Content: logfile.EncodeAvroDataBlock(recs)}); err != nil {
+		if buf, err = logfile.AppendBlock(buf, block); err != nil {
 			return commitmeta.WriteStat{}, err
 		}
 	}
@@ -213,4 +205,52 @@ func writeNew(ctx context.Context, st storage.Storage, p string, body []byte) er
 		return err
 	}
 	return out.Close()
+}
+
+// dataBlock encodes rows (output schema, meta fields filled) as the data block
+// hoodie.logfile.data.block.format asks for: an AVRO_DATA_BLOCK of Avro binary records, or
+// a PARQUET_DATA_BLOCK whose content is a whole Parquet file written like a base file
+// through parquet-avro (Java's HoodieParquetDataBlock: the write's compression codec, the
+// parquet.avro.schema footer, no bloom filter or key range).
+func (e *writeEnv) dataBlock(rows []arrow.Record, header map[logfile.HeaderKey]string) (*logfile.Block, error) {
+	switch strings.ToLower(e.opts.LogDataBlockFormat) {
+	case "", "avro":
+		enc, err := e.rowEncoder()
+		if err != nil {
+			return nil, err
+		}
+		var recs [][]byte
+		for _, rec := range rows {
+			for i := 0; i < int(rec.NumRows()); i++ {
+				b, err := enc.encode(rec, i)
+				if err != nil {
+					return nil, err
+				}
+				recs = append(recs, b)
+			}
+		}
+		return &logfile.Block{Type: logfile.AvroDataBlock, Header: header, Content: logfile.EncodeAvroDataBlock(recs)}, nil
+	case "parquet":
+		var out bytes.Buffer
+		pw, err := parquet.NewWriter(&out, e.outSchema, parquet.WriterOptions{
+			Compression: e.opts.Compression,
+			PageSize:    e.opts.PageSize,
+			BlockSize:   e.opts.BlockSize,
+			KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range rows {
+			if err := pw.Write(rec); err != nil {
+				pw.Close()
+				return nil, fmt.Errorf("parquet data block: %w", err)
+			}
+		}
+		if err := pw.Close(); err != nil {
+			return nil, fmt.Errorf("parquet data block: %w", err)
+		}
+		return &logfile.Block{Type: logfile.ParquetDataBlock, Header: header, Content: out.Bytes()}, nil
+	}
+	return nil, fmt.Errorf("hoodie.logfile.data.block.format %q is %w (avro and parquet are)", e.opts.LogDataBlockFormat, ErrUnsupported)
 }

@@ -96,6 +96,9 @@ type Options struct {
 	InsertDupPolicy string
 	// BulkInsertSortMode is hoodie.bulkinsert.sort.mode (NONE).
 	BulkInsertSortMode string
+	// LogDataBlockFormat is hoodie.logfile.data.block.format for merge-on-read updates:
+	// "avro" (also "", Java's choice for Parquet base files) or "parquet".
+	LogDataBlockFormat string
 	// PartitionsToDelete lists partitions for delete_partition
 	// (hoodie.datasource.write.partitions.to.delete), "*" wildcards allowed.
 	PartitionsToDelete []string
