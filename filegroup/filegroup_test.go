@@ -314,6 +314,8 @@ type readCase struct {
 	want   []string
 	// wantErr: the read must fail with an error containing this text.
 	wantErr string
+	// spill sets a 1-byte log memory budget: every decoded log batch goes to the spill file.
+	spill bool
 }
 
 func (c readCase) run(t *testing.T) {
@@ -373,6 +375,15 @@ func (c readCase) run(t *testing.T) {
 		BatchSize:           2, // several batches per file
 		Mem:                 mem,
 		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if c.spill {
+		opts.MaxLogMemory = 1
+		opts.SpillDir = t.TempDir()
+		defer func() {
+			if left, _ := os.ReadDir(opts.SpillDir); len(left) > 0 {
+				t.Errorf("spill files left behind: %v", left)
+			}
+		}()
 	}
 	render := c.render
 	if render == nil {
@@ -435,10 +446,14 @@ func (c readCase) run(t *testing.T) {
 	}
 }
 
+// runCases runs every case twice: with the log records in memory, and with all of them
+// spilled to disk (the merge must not depend on where the records are kept).
 func runCases(t *testing.T, cases []readCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, c.run)
+		c.spill = true
+		t.Run(c.name+"/spilled", c.run)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
 )
 
 // logEntry is the merged state of one record key across the slice's log blocks.
@@ -36,20 +37,22 @@ type logEntry struct {
 }
 
 type logRecords struct {
-	batches []arrow.Record
+	store   *batchStore // nil until the logs are scanned
 	entries map[string]*logEntry
 }
 
 func (l *logRecords) init() { l.entries = map[string]*logEntry{} }
 
 func (l *logRecords) release() {
-	for _, b := range l.batches {
-		b.Release()
+	if l.store != nil {
+		l.store.release()
+		l.store = nil
 	}
-	l.batches = nil
 }
 
-// pendingBlock is a log block kept for merging after rollbacks are applied.
+// pendingBlock is a log block kept for merging after rollbacks are applied. Its content
+// is dropped after the scan and read again when the block is merged, so that only one
+// block's bytes are in memory at a time.
 type pendingBlock struct {
 	file    string
 	block   *logfile.Block
@@ -115,15 +118,45 @@ func (r *sliceReader) scanLogs(ctx context.Context) error {
 				}
 				blocks = kept
 			}
+			b.Content = nil // read again in applyBlock
 			blocks = append(blocks, pendingBlock{file: lf.Path, block: b, instant: inst})
 		}
 		f.Close()
 	}
+	r.logs.store = newBatchStore(r.opts.MaxLogMemory, r.opts.SpillDir, r.mem, r.read)
 	decoders := map[string]*avroDecoder{}
+	var open storage.File
+	var openPath string
+	defer func() {
+		if open != nil {
+			open.Close()
+		}
+	}()
 	for _, pb := range blocks {
+		if pb.file != openPath {
+			if open != nil {
+				open.Close()
+			}
+			f, err := r.st.Open(ctx, pb.file)
+			if err != nil {
+				return fmt.Errorf("open log file: %w", err)
+			}
+			open, openPath = f, pb.file
+		}
+		full, err := logfile.ReadBlockAt(open, open.Size(), pb.file, pb.block.Offset)
+		if err != nil {
+			return err
+		}
+		if full.Offset != pb.block.Offset || full.Length != pb.block.Length || full.Type != pb.block.Type {
+			return fmt.Errorf("log file %s changed while it was read: block at offset %d", pb.file, pb.block.Offset)
+		}
+		pb.block = full
 		if err := r.applyBlock(ctx, pb, decoders); err != nil {
 			return fmt.Errorf("log file %s, block at offset %d: %w", pb.file, pb.block.Offset, err)
 		}
+	}
+	if n := r.logs.store.spilledBatches(); n > 0 {
+		r.opts.Logger.Debug("log records spilled to disk", "slice", r.slice.FileID, "batches", n, "budget", r.logs.store.budget)
 	}
 	return nil
 }
@@ -232,13 +265,14 @@ func deleteOrdering(v any) any {
 	return v
 }
 
-// addLogBatch adds a batch of log data records (read schema), merging each into the key map.
+// addLogBatch adds a batch of log data records (read schema), merging each into the key
+// map, and hands the batch to the store (which may spill it to disk).
 func (r *sliceReader) addLogBatch(rec arrow.Record) error {
-	bi := int32(len(r.logs.batches))
-	r.logs.batches = append(r.logs.batches, rec)
+	bi := int32(r.logs.store.len())
 	for i := 0; i < int(rec.NumRows()); i++ {
 		key, err := r.keyOf(rec, i)
 		if err != nil {
+			rec.Release()
 			return fmt.Errorf("log record %d: %w", i, err)
 		}
 		ord := r.orderingOf(rec, i)
@@ -252,7 +286,8 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 		}
 		r.logs.entries[key] = &logEntry{batch: bi, row: int32(i), ordering: ord, softDeleted: r.isDeleted(rec, i)}
 	}
-	return nil
+	_, err := r.logs.store.add(rec)
+	return err
 }
 
 // mergeBaseBatch emits the base rows that survive the merge with the log records.
@@ -297,7 +332,10 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 // emitLogRecords emits the winning log records: updates that beat their base record and
 // inserts that had none.
 func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
-	rows := make([][]int32, len(r.logs.batches))
+	if r.logs.store == nil {
+		return nil
+	}
+	rows := make([][]int32, r.logs.store.len())
 	for _, e := range r.logs.entries {
 		if e.deleteBlock || e.softDeleted || e.baseWon {
 			continue
@@ -310,12 +348,24 @@ func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
 			continue
 		}
 		slices.Sort(idx) // keep the log order of the batch
-		rec := r.logs.batches[bi]
+		rec, err := r.logs.store.get(bi)
+		if err != nil {
+			return err
+		}
+		err = r.emitRows(cctx, rec, idx, emit)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitRows emits rows idx (ascending) of a log batch, projected to the output columns.
+func (r *sliceReader) emitRows(cctx context.Context, rec arrow.Record, idx []int32, emit Emit) error {
+	{
 		if len(idx) == int(rec.NumRows()) {
-			if err := r.emitProjected(rec, emit); err != nil {
-				return err
-			}
-			continue
+			return r.emitProjected(rec, emit)
 		}
 		ib := array.NewInt32Builder(r.mem)
 		ib.AppendValues(idx, nil)
@@ -338,11 +388,8 @@ func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
 		releaseAll(cols)
 		err = emit(out)
 		out.Release()
-		if err != nil {
-			return err
-		}
+		return err
 	}
-	return nil
 }
 
 func releaseAll(cols []arrow.Array) {

@@ -45,8 +45,13 @@ type Options struct {
 	// a log record can make a pruned base record match.
 	SelectRowGroups func(*parquet.File) []int
 	BatchSize       int
-	Mem             memory.Allocator
-	Logger          *slog.Logger
+	// MaxLogMemory bounds the bytes of decoded log records held in memory
+	// (hoodie.memory.merge.max.size / hoodie.memory.compaction.max.size); beyond it they
+	// spill to a file in SpillDir (hoodie.memory.spillable.map.path). 0 = 1 GB, < 0 = no limit.
+	MaxLogMemory int64
+	SpillDir     string
+	Mem          memory.Allocator
+	Logger       *slog.Logger
 }
 
 // Emit receives each output batch; the batch is released after Emit returns, so Emit

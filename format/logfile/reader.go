@@ -319,3 +319,11 @@ func (c *cursor) metadata(what string) (map[HeaderKey]string, []HeaderKey, strin
 	}
 	return m, order, ""
 }
+
+// ReadBlockAt reads the block whose magic is at offset: a second read of a block found
+// by an earlier scan, so that a scanner need not keep every block's content in memory.
+func ReadBlockAt(r io.ReaderAt, size int64, name string, offset int64) (*Block, error) {
+	lr := NewReader(r, size, name)
+	lr.pos = offset
+	return lr.Next()
+}
