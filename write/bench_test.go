@@ -2,7 +2,6 @@ package write_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/schema"
 )
 
@@ -28,35 +28,6 @@ func benchRows() int {
 	return 1_000_000
 }
 
-var tripsSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "uuid", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "rider", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "driver", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "fare", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
-}, nil)
-
-var cities = []string{"san_francisco", "sao_paulo", "chennai", "new_york"}
-
-func tripsBatches(n, batch int) []arrow.Record {
-	var out []arrow.Record
-	for start := 0; start < n; start += batch {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, tripsSchema)
-		for i := start; i < min(n, start+batch); i++ {
-			b.Field(0).(*array.Int64Builder).Append(1700000000000 + int64(i))
-			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7919))
-			b.Field(2).(*array.StringBuilder).Append("rider-" + strconv.Itoa(i%100))
-			b.Field(3).(*array.StringBuilder).Append("driver-" + strconv.Itoa(i%50))
-			b.Field(4).(*array.Float64Builder).Append(float64(i%1000) / 10)
-			b.Field(5).(*array.StringBuilder).Append(cities[i%len(cities)])
-		}
-		out = append(out, b.NewRecord())
-		b.Release()
-	}
-	return out
-}
-
 // BenchmarkBulkInsert compares hudi-go's bulk_insert of a trips table with arrow-go
 // writing the same rows (plus the five _hoodie_* columns filled the same way) to one
 // Parquet file per partition with the same codec, and with plain Parquet of the user
@@ -67,14 +38,14 @@ func tripsBatches(n, batch int) []arrow.Record {
 // Only the ratio of ns/op between sub-benchmarks of one run means anything.
 func BenchmarkBulkInsert(b *testing.B) {
 	n := benchRows()
-	batches := tripsBatches(n, 65536)
+	batches := benchdata.Trips(n, 65536, 0)
 	ctx := context.Background()
 	const instant = "20250101000000000"
 	b.Run("hudi", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			dir := filepath.Join(b.TempDir(), "t")
 			tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts",
-				PartitionFields: []string{"city"}, HiveStyle: true, Schema: "ts BIGINT, uuid STRING, rider STRING, driver STRING, fare DOUBLE, city STRING"})
+				PartitionFields: []string{"city"}, HiveStyle: true, Schema: benchdata.TripsDDL})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -87,7 +58,7 @@ func BenchmarkBulkInsert(b *testing.B) {
 			}
 		}
 	})
-	withMeta := schema.WithMetaFields(tripsSchema)
+	withMeta := schema.WithMetaFields(benchdata.TripsSchema)
 	writeParquet := func(b *testing.B, sc *arrow.Schema, meta bool) {
 		dir := b.TempDir()
 		writers := map[string]*pqarrow.FileWriter{}
@@ -153,7 +124,7 @@ func BenchmarkBulkInsert(b *testing.B) {
 	})
 	b.Run("arrow-go-user-columns", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			writeParquet(b, tripsSchema, false)
+			writeParquet(b, benchdata.TripsSchema, false)
 		}
 	})
 }

@@ -2,7 +2,6 @@ package write_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/benchdata"
 )
 
 // upsertBase builds a non-partitioned table of n rows with time-ordered keys spread over
@@ -26,11 +26,11 @@ func upsertBase(b *testing.B, n, groups int, settings map[string]string) (string
 	ctx := context.Background()
 	dir := filepath.Join(b.TempDir(), "t")
 	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts",
-		Schema: "ts BIGINT, uuid STRING, rider STRING, driver STRING, fare DOUBLE, city STRING"})
+		Schema: benchdata.TripsDDL})
 	if err != nil {
 		b.Fatal(err)
 	}
-	batches := tripsBatches(n, 65536)
+	batches := benchdata.Trips(n, 65536, 0)
 	s := map[string]string{"hoodie.parquet.compression.codec": "snappy"}
 	for k, v := range settings {
 		s[k] = v
@@ -59,18 +59,11 @@ func releaseAll(rs []arrow.Record) {
 // updateBatch returns the latest 1% of keys (time-ordered keys: recent records are the
 // ones updated) with new fares.
 func updateBatch(n int) []arrow.Record {
-	upd := n / 100
-	rb := array.NewRecordBuilder(memory.DefaultAllocator, tripsSchema)
-	defer rb.Release()
-	for i := n - upd; i < n; i++ {
-		rb.Field(0).(*array.Int64Builder).Append(1700000000000 + int64(i) + 1)
-		rb.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7919))
-		rb.Field(2).(*array.StringBuilder).Append("rider-" + strconv.Itoa(i%100))
-		rb.Field(3).(*array.StringBuilder).Append("driver-" + strconv.Itoa(i%50))
-		rb.Field(4).(*array.Float64Builder).Append(999)
-		rb.Field(5).(*array.StringBuilder).Append(cities[i%len(cities)])
+	var idx []int
+	for i := n - n/100; i < n; i++ {
+		idx = append(idx, i)
 	}
-	return []arrow.Record{rb.NewRecord()}
+	return []arrow.Record{benchdata.TripsRows(idx, 0, 1, 999)}
 }
 
 // BenchmarkUpsertOnePercent: a 1% upsert of the most recent keys into a table of ~100 file

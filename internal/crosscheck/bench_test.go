@@ -9,12 +9,10 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/benchdata"
 )
 
 func benchRows() int {
@@ -32,35 +30,13 @@ func benchRows() int {
 //	go test ./internal/crosscheck -run '^$' -bench BulkInsertVsDuckDB -benchtime 2x
 func BenchmarkBulkInsertVsDuckDB(b *testing.B) {
 	n := benchRows()
-	sc := arrow.NewSchema([]arrow.Field{
-		{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-		{Name: "uuid", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "rider", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "driver", Type: arrow.BinaryTypes.String, Nullable: true},
-		{Name: "fare", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
-	}, nil)
-	cities := []string{"san_francisco", "sao_paulo", "chennai", "new_york"}
-	var batches []arrow.Record
-	for start := 0; start < n; start += 65536 {
-		rb := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-		for i := start; i < min(n, start+65536); i++ {
-			rb.Field(0).(*array.Int64Builder).Append(1700000000000 + int64(i))
-			rb.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7919))
-			rb.Field(2).(*array.StringBuilder).Append("rider-" + strconv.Itoa(i%100))
-			rb.Field(3).(*array.StringBuilder).Append("driver-" + strconv.Itoa(i%50))
-			rb.Field(4).(*array.Float64Builder).Append(float64(i%1000) / 10)
-			rb.Field(5).(*array.StringBuilder).Append(cities[i%len(cities)])
-		}
-		batches = append(batches, rb.NewRecord())
-		rb.Release()
-	}
+	batches := benchdata.Trips(n, 65536, 0)
 	ctx := context.Background()
 	b.Run("hudi", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			dir := filepath.Join(b.TempDir(), "t")
 			tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts",
-				PartitionFields: []string{"city"}, HiveStyle: true, Schema: "ts BIGINT, uuid STRING, rider STRING, driver STRING, fare DOUBLE, city STRING"})
+				PartitionFields: []string{"city"}, HiveStyle: true, Schema: benchdata.TripsDDL})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -75,10 +51,7 @@ func BenchmarkBulkInsertVsDuckDB(b *testing.B) {
 	}
 	defer db.Close()
 	// The same rows, generated inside DuckDB so that no Go→DuckDB transfer is timed.
-	if _, err := db.Exec(fmt.Sprintf(`CREATE TABLE trips AS SELECT 1700000000000 + i AS ts,
-		printf('%%08x-0000-4000-8000-%%012x', i, i*7919) AS uuid, 'rider-' || (i %% 100) AS rider,
-		'driver-' || (i %% 50) AS driver, (i %% 1000) / 10.0 AS fare,
-		['san_francisco','sao_paulo','chennai','new_york'][(i %% 4) + 1] AS city FROM range(%d) t(i)`, n)); err != nil {
+	if _, err := db.Exec("CREATE TABLE trips AS " + benchdata.TripsSQL(n, 0)); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("duckdb-copy-with-meta", func(b *testing.B) {

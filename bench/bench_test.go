@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestTiny runs every workload at a tiny size (5k rows, one pair) so the command keeps
+// building and its correctness checks keep passing. It says nothing about speed.
+func TestTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every workload once (~20 s)")
+	}
+	cfg := Config{Short: true, Rows: 5_000, Pairs: 1, Commits: 6, CommitRows: 50, Seed: 7,
+		PlanSizes: [][2]int{{20, 200}}, Lookups: 2, Dir: t.TempDir()}
+	cfg.defaults()
+	var log bytes.Buffer
+	cfg.Log = &log
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\nlog:\n%s", err, log.String())
+	}
+	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false}
+	for _, res := range rep.Ratios {
+		want[res.Workload] = true
+		if len(res.Ratios) != 1 || res.Median <= 0 {
+			t.Errorf("%s %s: ratios %v", res.Workload, res.Case, res.Ratios)
+		}
+	}
+	for w, ok := range want {
+		if !ok {
+			t.Errorf("no ratio from %s", w)
+		}
+	}
+	abs := map[string]bool{}
+	for _, a := range rep.Absolute {
+		abs[a.Workload] = true
+	}
+	if !abs["W5"] || !abs["W7"] {
+		t.Errorf("absolute figures from %v, want W5 and W7", abs)
+	}
+	var out bytes.Buffer
+	rep.PrintTable(&out)
+	t.Logf("log:\n%s\ntable:\n%s", log.String(), out.String())
+	if !strings.Contains(out.String(), "bulk_insert trips") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	if _, err := json.Marshal(rep); err != nil {
+		t.Fatal(err)
+	}
+}

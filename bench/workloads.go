@@ -1,0 +1,790 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/internal/benchdata"
+	"github.com/hudi-go/hudi/read"
+	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/table"
+)
+
+const (
+	benchInstant = "20250101000000000"
+	batchRows    = 65536
+	rowsPerGroup = 50_000 // W2/W3 file-group size
+)
+
+func workloads() []workload {
+	return []workload{
+		{"W1", "bulk_insert vs arrow-go, DuckDB COPY, plain Parquet", w1BulkInsert},
+		{"W2", "COW upsert of 1% vs DuckDB rewriting the touched files", w2Upsert},
+		{"W3", "MOR: deltacommit, compaction, snapshot read", w3MOR},
+		{"W4", "snapshot scan vs arrow-go; filtered scan", w4Scan},
+		{"W5", "planning over many commits and files", w5Planning},
+		{"W6", "point lookups and deletes by index", w6LookupDelete},
+		{"W7", "many small upsert commits", w7SmallCommits},
+	}
+}
+
+var snappy = map[string]string{"hoodie.parquet.compression.codec": "snappy"}
+
+func merged(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func seq(from, to, step int) []int {
+	var out []int
+	for i := from; i < to; i += step {
+		out = append(out, i)
+	}
+	return out
+}
+
+// dirSide is a side that writes into a fresh scratch directory per run.
+func (r *runner) dirSide(name string, run func(ctx context.Context, dir string) error) side {
+	var dir string
+	return side{name: name,
+		prep: func() (func(), error) {
+			dir = r.scratch(name)
+			return func() { os.RemoveAll(dir) }, nil
+		},
+		run: func(ctx context.Context) error { return run(ctx, dir) }}
+}
+
+// cloneSide runs on a fresh clone of table base per run.
+func (r *runner) cloneSide(name, base string, run func(ctx context.Context, dir string) error) side {
+	var dir string
+	return side{name: name,
+		prep: func() (func(), error) {
+			dir = filepath.Join(r.scratch(name), "t")
+			if err := cloneTable(base, dir); err != nil {
+				return nil, err
+			}
+			return func() { os.RemoveAll(filepath.Dir(dir)) }, nil
+		},
+		run: func(ctx context.Context) error { return run(ctx, dir) }}
+}
+
+// ---------------------------------------------------------------------------------- W1
+
+type dataset struct {
+	name            string
+	ddl             string
+	gen             func(n int) []arrow.Record
+	sql             func(n int) string
+	key, part, num  string
+	keyCol, partCol int
+}
+
+func (r *runner) datasets() []dataset {
+	seed := r.cfg.Seed
+	return []dataset{
+		{name: "trips", ddl: benchdata.TripsDDL, key: "uuid", part: "city", num: "fare", keyCol: 1, partCol: 5,
+			gen: func(n int) []arrow.Record { return benchdata.Trips(n, batchRows, seed) },
+			sql: func(n int) string { return benchdata.TripsSQL(n, seed) }},
+		{name: "wide40", ddl: benchdata.WideDDL, key: "id", part: "region", num: "d03", keyCol: 0, partCol: 2,
+			gen: func(n int) []arrow.Record { return benchdata.Wide(n, batchRows, seed) },
+			sql: func(n int) string { return benchdata.WideSQL(n, seed) }},
+	}
+}
+
+func (r *runner) hudiBulkInsert(ctx context.Context, dir string, ds dataset, batches []arrow.Record, n int) error {
+	tb, err := hudi.Create(ctx, filepath.Join(dir, "t"), hudi.CreateOptions{Name: ds.name, RecordKeyFields: []string{ds.key},
+		PrecombineField: "ts", PartitionFields: []string{ds.part}, HiveStyle: true, Schema: ds.ddl})
+	if err != nil {
+		return err
+	}
+	res, err := tb.Write(ctx, batches, hudi.WriteOptions{Operation: "bulk_insert"})
+	if err != nil {
+		return err
+	}
+	if res.Records.Inserted != int64(n) {
+		return fmt.Errorf("bulk_insert inserted %d rows, want %d", res.Records.Inserted, n)
+	}
+	return nil
+}
+
+func (r *runner) duckCopy(ctx context.Context, dir string, ds dataset, meta bool) error {
+	cols := ""
+	if meta {
+		cols = fmt.Sprintf(`'%[1]s' AS _hoodie_commit_time, '%[1]s_0_' || row_number() OVER () AS _hoodie_commit_seqno,
+			%[2]s AS _hoodie_record_key, '%[3]s=' || %[3]s AS _hoodie_partition_path,
+			'f-0_0-1-0_%[1]s.parquet' AS _hoodie_file_name, `, benchInstant, ds.key, ds.part)
+	}
+	return r.exec(ctx, fmt.Sprintf(`COPY (SELECT %s* FROM src_%s) TO '%s'
+		(FORMAT parquet, COMPRESSION gzip, PARTITION_BY (%s), WRITE_PARTITION_COLUMNS true)`, cols, ds.name, filepath.Join(dir, "out"), ds.part))
+}
+
+func w1BulkInsert(r *runner) error {
+	for _, ds := range r.datasets() {
+		n := r.cfg.Rows
+		if ds.name == "wide40" {
+			n = r.cfg.Rows / 5 // 40 columns: a fifth of the rows keeps the run within budget
+		}
+		if err := r.w1Case(ds, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) w1Case(ds dataset, n int) error {
+	ctx := r.ctx
+	batches := ds.gen(n)
+	defer benchdata.Release(batches)
+	if err := r.exec(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE src_%s AS %s", ds.name, ds.sql(n))); err != nil {
+		return err
+	}
+	defer r.exec(ctx, "DROP TABLE IF EXISTS src_"+ds.name)
+	check := func() (string, error) {
+		var fps []string
+		for i, write := range []func(dir string) error{
+			func(dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) },
+			func(dir string) error {
+				return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant)
+			},
+			func(dir string) error { return r.duckCopy(ctx, dir, ds, true) },
+			func(dir string) error {
+				return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
+			},
+		} {
+			dir := r.scratch("check")
+			if err := write(dir); err != nil {
+				return "", fmt.Errorf("writer %d: %w", i, err)
+			}
+			files, err := parquetFiles(dir)
+			if err != nil {
+				return "", err
+			}
+			fp, err := r.fingerprint(files, ds.key, ds.num)
+			os.RemoveAll(dir)
+			if err != nil {
+				return "", err
+			}
+			fps = append(fps, fp)
+		}
+		src, err := r.queryRow(fmt.Sprintf("SELECT count(*), count(DISTINCT %[2]s), round(sum(%[3]s), 3), min(%[2]s), max(%[2]s) FROM src_%[1]s", ds.name, ds.key, ds.num))
+		if err != nil {
+			return "", err
+		}
+		want := fmt.Sprint(src[0], " ", src[1], " ", src[2], " ", src[3], " ", src[4])
+		for i, fp := range fps {
+			if fp != want {
+				return "", fmt.Errorf("writer %d wrote %q, the generated rows are %q", i, fp, want)
+			}
+		}
+		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all four outputs: " + want, nil
+	}
+	hudiSide := r.dirSide("hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) })
+	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)"}, check, hudiSide,
+		r.dirSide("arrow-go+meta", func(ctx context.Context, dir string) error {
+			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant)
+		}),
+		r.dirSide("duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }),
+		r.dirSide("arrow-go-plain", func(ctx context.Context, dir string) error {
+			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
+		}))
+	if err != nil || !r.cfg.Scaling {
+		return err
+	}
+	big := ds.gen(2 * n)
+	defer benchdata.Release(big)
+	return r.compare("bulk_insert "+ds.name+" 2× rows", 2*n, []string{"≈2 (linear), heap bounded"}, nil,
+		r.dirSide("hudi-go 2×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, big, 2*n) }),
+		r.dirSide("hudi-go 1×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) }))
+}
+
+// ---------------------------------------------------------------------------------- W2
+
+// base builds (once per run) a trips table of n rows spread over n/rowsPerGroup file
+// groups of contiguous, time-ordered keys.
+func (r *runner) base(typ, index string, n int, partitioned bool) (string, error) {
+	name := fmt.Sprintf("%s-%s-%d-%v", typ, index, n, partitioned)
+	dir := filepath.Join(r.dir, "bases", name)
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	start := time.Now()
+	co := hudi.CreateOptions{Name: "trips", Type: typ, RecordKeyFields: []string{"uuid"}, PrecombineField: "ts", Schema: benchdata.TripsDDL}
+	groups := max(4, n/rowsPerGroup)
+	perFile := n / groups
+	if partitioned {
+		co.PartitionFields, co.HiveStyle = []string{"city"}, true
+		perFile = n / 4 / 8 // 8 files per partition
+	}
+	tb, err := hudi.Create(r.ctx, dir, co)
+	if err != nil {
+		return "", err
+	}
+	s := merged(snappy, r.indexSettings(index, n))
+	if index != "BUCKET" {
+		s["hoodie.copyonwrite.insert.auto.split"] = "false"
+		s["hoodie.copyonwrite.insert.split.size"] = strconv.Itoa(perFile)
+		s["hoodie.parquet.small.file.limit"] = "0"
+	}
+	batches := benchdata.Trips(n, batchRows, r.cfg.Seed)
+	defer benchdata.Release(batches)
+	if _, err := tb.Write(r.ctx, batches, hudi.WriteOptions{Operation: "insert", Settings: s}); err != nil {
+		return "", fmt.Errorf("base table %s: %w", name, err)
+	}
+	files, _ := parquetFiles(dir)
+	r.logf("  base table %s: %d files in %s", name, len(files), time.Since(start).Round(time.Millisecond))
+	return dir, nil
+}
+
+func (r *runner) indexSettings(index string, n int) map[string]string {
+	s := map[string]string{"hoodie.index.type": index}
+	if index == "BUCKET" {
+		s["hoodie.bucket.index.num.buckets"] = strconv.Itoa(max(4, n/rowsPerGroup))
+	}
+	return s
+}
+
+// keyRange is an update batch: the keys range(from, to, step).
+type keyRange struct{ from, to, step int }
+
+func (k keyRange) rows(seed int) []arrow.Record {
+	return []arrow.Record{benchdata.TripsRows(seq(k.from, k.to, k.step), seed, 1, 999)}
+}
+
+func (k keyRange) sql(seed int) string {
+	return benchdata.TripsSQLRange(k.from, k.to, k.step, seed, 1, 999)
+}
+
+func (k keyRange) count() int { return (k.to - k.from + k.step - 1) / k.step }
+
+func hudiUpsert(ctx context.Context, dir string, batch []arrow.Record, op string, settings map[string]string) (*hudi.WriteResult, error) {
+	tb, err := hudi.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return tb.Write(ctx, batch, hudi.WriteOptions{Operation: op, Settings: settings})
+}
+
+// duckRewrite is the "rewrite only the touched files" peer: it reads each file, applies
+// the updates (or deletes) in table upd, and writes the file back.
+func (r *runner) duckRewrite(ctx context.Context, files []string, updSQL string, del bool, out string) error {
+	if err := r.exec(ctx, "CREATE OR REPLACE TEMP TABLE upd AS "+updSQL); err != nil {
+		return err
+	}
+	for j, f := range files {
+		var q string
+		if del {
+			q = fmt.Sprintf(`SELECT * FROM read_parquet('%s') WHERE uuid NOT IN (SELECT uuid FROM upd)`, f)
+		} else {
+			q = fmt.Sprintf(`SELECT CASE WHEN u.uuid IS NULL THEN t._hoodie_commit_time ELSE '%[1]s' END AS _hoodie_commit_time,
+				t._hoodie_commit_seqno, t._hoodie_record_key, t._hoodie_partition_path, 'f%[2]d_0-1-0_%[1]s.parquet' AS _hoodie_file_name,
+				coalesce(u.ts, t.ts) AS ts, t.uuid, coalesce(u.rider, t.rider) AS rider, coalesce(u.driver, t.driver) AS driver,
+				coalesce(u.fare, t.fare) AS fare, t.city
+				FROM read_parquet('%[3]s') t LEFT JOIN upd u ON t.uuid = u.uuid`, benchInstant, j, f)
+		}
+		if err := r.exec(ctx, fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, COMPRESSION snappy)", q, filepath.Join(out, strconv.Itoa(j)+".parquet"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// touchedByUpsert runs the write once on a clone of base and returns the files it wrote
+// and the base's files it replaced (as paths inside base).
+func (r *runner) touchedByUpsert(base string, batch []arrow.Record, op string, settings map[string]string) (written, previous []string, cleanup func(), err error) {
+	dir := filepath.Join(r.scratch("check"), "t")
+	cleanup = func() { os.RemoveAll(filepath.Dir(dir)) }
+	if err = cloneTable(base, dir); err != nil {
+		return
+	}
+	res, err := hudiUpsert(r.ctx, dir, batch, op, settings)
+	if err != nil {
+		return
+	}
+	written, prev, err := touchedFiles(dir, res.Instant)
+	for _, p := range prev {
+		rel, _ := filepath.Rel(dir, p)
+		previous = append(previous, filepath.Join(base, rel))
+	}
+	return written, previous, cleanup, err
+}
+
+// upsertCase compares a hudi-go write (upsert or delete) with DuckDB rewriting the files
+// the write touched.
+func (r *runner) upsertCase(caseName, target, base string, n int, keys keyRange, op string, settings map[string]string) error {
+	batch := keys.rows(r.cfg.Seed)
+	defer benchdata.Release(batch)
+	del := op == "delete"
+	written, previous, cleanup, err := r.touchedByUpsert(base, batch, op, settings)
+	if err != nil {
+		return fmt.Errorf("%s: %w", caseName, err)
+	}
+	defer cleanup()
+	all, _ := parquetFiles(base)
+	check := func() (string, error) {
+		out := r.scratch("peer-check")
+		defer os.RemoveAll(out)
+		if err := r.duckRewrite(r.ctx, previous, keys.sql(r.cfg.Seed), del, out); err != nil {
+			return "", err
+		}
+		peerFiles, _ := parquetFiles(out)
+		a, err := r.fingerprint(written, "uuid", "fare")
+		if err != nil {
+			return "", err
+		}
+		b, err := r.fingerprint(peerFiles, "uuid", "fare")
+		if err != nil {
+			return "", err
+		}
+		if a != b {
+			return "", fmt.Errorf("hudi-go wrote %q, DuckDB %q", a, b)
+		}
+		return fmt.Sprintf("%d of %d files touched; rewritten files agree: %s", len(previous), len(all), a), nil
+	}
+	return r.compare(caseName, keys.count(), []string{target}, check,
+		r.cloneSide("hudi-go", base, func(ctx context.Context, dir string) error {
+			res, err := hudiUpsert(ctx, dir, batch, op, settings)
+			if err == nil && !del && res.Records.Updated != int64(keys.count()) {
+				err = fmt.Errorf("updated %d, want %d", res.Records.Updated, keys.count())
+			}
+			return err
+		}),
+		r.dirSide("duckdb-rewrite-touched", func(ctx context.Context, dir string) error {
+			return r.duckRewrite(ctx, previous, keys.sql(r.cfg.Seed), del, dir)
+		}))
+}
+
+func w2Upsert(r *runner) error {
+	n := r.cfg.Rows
+	for _, index := range []string{"BLOOM", "BUCKET", "SIMPLE"} {
+		baseIndex := index
+		if index == "SIMPLE" {
+			baseIndex = "BLOOM" // same layout; the index is a write setting
+		}
+		base, err := r.base("cow", baseIndex, n, false)
+		if err != nil {
+			return err
+		}
+		s := merged(snappy, r.indexSettings(index, n))
+		target := "≤1.5×"
+		if err := r.upsertCase("upsert 1% clustered "+index, target, base, n, keyRange{n - n/100, n, 1}, "upsert", s); err != nil {
+			return err
+		}
+		if err := r.upsertCase("upsert 1% scattered "+index, target, base, n, keyRange{0, n, 100}, "upsert", s); err != nil {
+			return err
+		}
+	}
+	if !r.cfg.Scaling {
+		return nil
+	}
+	// Doubling the untouched part: the same 1% batch (n/100 recent keys) into a table of 2n.
+	for _, index := range []string{"BLOOM", "BUCKET", "SIMPLE"} {
+		baseIndex := index
+		if index == "SIMPLE" {
+			baseIndex = "BLOOM"
+		}
+		small, err := r.base("cow", baseIndex, n, false)
+		if err != nil {
+			return err
+		}
+		big, err := r.base("cow", baseIndex, 2*n, false)
+		if err != nil {
+			return err
+		}
+		smallBatch := keyRange{n - n/100, n, 1}.rows(r.cfg.Seed)
+		bigBatch := keyRange{2*n - n/100, 2 * n, 1}.rows(r.cfg.Seed)
+		target := "≤1.25×"
+		if index == "SIMPLE" {
+			target = "(SIMPLE reads every key: ≈2×)"
+		}
+		err = r.compare("upsert 1% clustered "+index+" untouched 2×", n/100, []string{target}, nil,
+			r.cloneSide("hudi-go 2n", big, func(ctx context.Context, dir string) error {
+				_, err := hudiUpsert(ctx, dir, bigBatch, "upsert", merged(snappy, r.indexSettings(index, 2*n)))
+				return err
+			}),
+			r.cloneSide("hudi-go n", small, func(ctx context.Context, dir string) error {
+				_, err := hudiUpsert(ctx, dir, smallBatch, "upsert", merged(snappy, r.indexSettings(index, n)))
+				return err
+			}))
+		benchdata.Release(smallBatch)
+		benchdata.Release(bigBatch)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------------- W3
+
+type scanSum struct {
+	rows, n999 int64
+	fare       float64
+}
+
+// hudiScanSum scans a table and summarizes it (rows, sum of fare, rows with fare 999).
+func hudiScanSum(ctx context.Context, dir string, o hudi.ScanOptions) (scanSum, error) {
+	var s scanSum
+	tb, err := hudi.Open(ctx, dir)
+	if err != nil {
+		return s, err
+	}
+	sc, err := tb.Scan(ctx, o)
+	if err != nil {
+		return s, err
+	}
+	fi := -1
+	for i, f := range sc.Schema().Fields() {
+		if f.Name == "fare" {
+			fi = i
+		}
+	}
+	err = sc.Run(ctx, func(rec arrow.Record) error {
+		s.rows += rec.NumRows()
+		if fi >= 0 {
+			fares := rec.Column(fi).(*array.Float64)
+			for i := 0; i < fares.Len(); i++ {
+				v := fares.Value(i)
+				s.fare += v
+				if v == 999 {
+					s.n999++
+				}
+			}
+		}
+		return nil
+	})
+	s.fare = math.Round(s.fare*1000) / 1000
+	return s, err
+}
+
+// prepared builds (once) base + the given update batches.
+func (r *runner) prepared(name, base string, batches []keyRange, settings map[string]string) (string, error) {
+	dir := filepath.Join(r.dir, "bases", name)
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	if err := cloneTable(base, dir); err != nil {
+		return "", err
+	}
+	for _, k := range batches {
+		b := k.rows(r.cfg.Seed)
+		_, err := hudiUpsert(r.ctx, dir, b, "upsert", settings)
+		benchdata.Release(b)
+		if err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func w3MOR(r *runner) error {
+	ctx := r.ctx
+	n := r.cfg.Rows
+	s := merged(snappy, r.indexSettings("BLOOM", n))
+	mor, err := r.base("mor", "BLOOM", n, false)
+	if err != nil {
+		return err
+	}
+	cow, err := r.base("cow", "BLOOM", n, false)
+	if err != nil {
+		return err
+	}
+	upd := keyRange{n - n/100, n, 1}
+	batch := upd.rows(r.cfg.Seed)
+	defer benchdata.Release(batch)
+
+	// deltacommit vs COW upsert of the same batch
+	check := func() (string, error) {
+		var sums []scanSum
+		for _, base := range []string{mor, cow} {
+			dir := filepath.Join(r.scratch("check"), "t")
+			if err := cloneTable(base, dir); err != nil {
+				return "", err
+			}
+			if _, err := hudiUpsert(ctx, dir, batch, "upsert", s); err != nil {
+				return "", err
+			}
+			sum, err := hudiScanSum(ctx, dir, hudi.ScanOptions{})
+			os.RemoveAll(filepath.Dir(dir))
+			if err != nil {
+				return "", err
+			}
+			sums = append(sums, sum)
+		}
+		if sums[0] != sums[1] || sums[0].n999 != int64(upd.count()) {
+			return "", fmt.Errorf("MOR snapshot after the deltacommit %+v, COW after the upsert %+v", sums[0], sums[1])
+		}
+		return fmt.Sprintf("snapshot after either: %d rows, %d updated, sum(fare) %.1f", sums[0].rows, sums[0].n999, sums[0].fare), nil
+	}
+	upsert := func(ctx context.Context, dir string) error {
+		_, err := hudiUpsert(ctx, dir, batch, "upsert", s)
+		return err
+	}
+	if err := r.compare("MOR deltacommit 1% vs COW upsert", upd.count(), []string{"≤0.1×"}, check,
+		r.cloneSide("hudi-go MOR deltacommit", mor, upsert), r.cloneSide("hudi-go COW upsert", cow, upsert)); err != nil {
+		return err
+	}
+	if r.cfg.Scaling {
+		mor2, err := r.base("mor", "BLOOM", 2*n, false)
+		if err != nil {
+			return err
+		}
+		big := keyRange{2*n - n/100, 2 * n, 1}.rows(r.cfg.Seed)
+		defer benchdata.Release(big)
+		if err := r.compare("MOR deltacommit untouched 2×", upd.count(), []string{"≈1"}, nil,
+			r.cloneSide("hudi-go 2n", mor2, func(ctx context.Context, dir string) error {
+				_, err := hudiUpsert(ctx, dir, big, "upsert", merged(snappy, r.indexSettings("BLOOM", 2*n)))
+				return err
+			}),
+			r.cloneSide("hudi-go n", mor, upsert)); err != nil {
+			return err
+		}
+	}
+
+	// compaction vs DuckDB rewriting the compacted file groups
+	mor1, err := r.prepared(fmt.Sprintf("mor1-%d", n), mor, []keyRange{upd}, s)
+	if err != nil {
+		return err
+	}
+	bases, err := logGroupBases(mor1)
+	if err != nil {
+		return err
+	}
+	compact := func(ctx context.Context, dir string) (*hudi.CompactResult, error) {
+		tb, err := hudi.Open(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		res, err := tb.Compact(ctx, hudi.CompactOptions{Settings: snappy})
+		if err == nil && !res.Completed {
+			err = fmt.Errorf("compaction did not complete: %s", res.Message)
+		}
+		return res, err
+	}
+	check = func() (string, error) {
+		dir := filepath.Join(r.scratch("check"), "t")
+		defer os.RemoveAll(filepath.Dir(dir))
+		if err := cloneTable(mor1, dir); err != nil {
+			return "", err
+		}
+		res, err := compact(ctx, dir)
+		if err != nil {
+			return "", err
+		}
+		written, _, err := touchedFiles(dir, res.Instant)
+		if err != nil {
+			return "", err
+		}
+		out := r.scratch("peer-check")
+		defer os.RemoveAll(out)
+		if err := r.duckRewrite(ctx, bases, upd.sql(r.cfg.Seed), false, out); err != nil {
+			return "", err
+		}
+		peerFiles, _ := parquetFiles(out)
+		a, err := r.fingerprint(written, "uuid", "fare")
+		if err != nil {
+			return "", err
+		}
+		b, err := r.fingerprint(peerFiles, "uuid", "fare")
+		if err != nil {
+			return "", err
+		}
+		if a != b {
+			return "", fmt.Errorf("compaction wrote %q, DuckDB %q", a, b)
+		}
+		return fmt.Sprintf("%d file groups compacted; outputs agree: %s", len(bases), a), nil
+	}
+	if err := r.compare("MOR compaction", n, []string{"≤1.5×"}, check,
+		r.cloneSide("hudi-go compact", mor1, func(ctx context.Context, dir string) error { _, err := compact(ctx, dir); return err }),
+		r.dirSide("duckdb-rewrite-groups", func(ctx context.Context, dir string) error {
+			return r.duckRewrite(ctx, bases, upd.sql(r.cfg.Seed), false, dir)
+		})); err != nil {
+		return err
+	}
+
+	// snapshot read after 5 deltacommits vs read-optimized
+	var five []keyRange
+	for k := 0; k < 5; k++ {
+		five = append(five, keyRange{n - (k+1)*n/100, n - k*n/100, 1})
+	}
+	mor5, err := r.prepared(fmt.Sprintf("mor5-%d", n), mor, five, s)
+	if err != nil {
+		return err
+	}
+	check = func() (string, error) {
+		snap, err := hudiScanSum(ctx, mor5, hudi.ScanOptions{})
+		if err != nil {
+			return "", err
+		}
+		ro, err := hudiScanSum(ctx, mor5, hudi.ScanOptions{ReadOptimized: true})
+		if err != nil {
+			return "", err
+		}
+		if snap.rows != int64(n) || ro.rows != int64(n) || snap.n999 != int64(5*(n/100)) || ro.n999 != 0 {
+			return "", fmt.Errorf("snapshot %+v, read-optimized %+v", snap, ro)
+		}
+		return fmt.Sprintf("snapshot sees the %d updated rows, read-optimized none; %d rows each", snap.n999, n), nil
+	}
+	read := func(ro bool) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			sum, err := hudiScanSum(ctx, mor5, hudi.ScanOptions{ReadOptimized: ro})
+			if err == nil && sum.rows != int64(n) {
+				err = fmt.Errorf("read %d rows", sum.rows)
+			}
+			return err
+		}
+	}
+	return r.compare("MOR snapshot read (5 deltacommits)", n, []string{"≤1.5×"}, check,
+		side{name: "hudi-go snapshot", run: read(false)}, side{name: "hudi-go read-optimized", run: read(true)})
+}
+
+// ---------------------------------------------------------------------------------- W4
+
+// latestFiles plans a scan and returns the base files it would read.
+func latestFiles(ctx context.Context, dir string, filter string) ([]string, error) {
+	tb, err := table.Open(ctx, local.New(dir))
+	if err != nil {
+		return nil, err
+	}
+	o := read.Options{}
+	if filter != "" {
+		if o.Filter, err = expr.Parse(filter); err != nil {
+			return nil, err
+		}
+	}
+	sc, err := read.Plan(ctx, tb, o)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, sl := range sc.Slices() {
+		if sl.Base == nil {
+			return nil, fmt.Errorf("file slice without base file")
+		}
+		out = append(out, filepath.Join(dir, filepath.FromSlash(sl.Base.Path)))
+	}
+	return out, nil
+}
+
+func w4Scan(r *runner) error {
+	ctx := r.ctx
+	n := r.cfg.Rows
+	tbl, err := r.base("cow", "BLOOM", n, true)
+	if err != nil {
+		return err
+	}
+	files, err := latestFiles(ctx, tbl, "")
+	if err != nil {
+		return err
+	}
+	arrowSum := func(ctx context.Context, paths []string, keep func(rec arrow.Record, i int) bool) (scanSum, error) {
+		var mu sync.Mutex
+		var s scanSum
+		err := arrowReadFiles(ctx, paths, func(rec arrow.Record) error {
+			fi := rec.Schema().FieldIndices("fare")[0]
+			fares := rec.Column(fi).(*array.Float64)
+			var rows int64
+			var sum float64
+			for i := 0; i < fares.Len(); i++ {
+				if keep == nil || keep(rec, i) {
+					rows++
+					sum += fares.Value(i)
+				}
+			}
+			mu.Lock()
+			s.rows += rows
+			s.fare += sum
+			mu.Unlock()
+			return nil
+		})
+		s.fare = math.Round(s.fare*1000) / 1000
+		return s, err
+	}
+	check := func() (string, error) {
+		a, err := hudiScanSum(ctx, tbl, hudi.ScanOptions{})
+		if err != nil {
+			return "", err
+		}
+		b, err := arrowSum(ctx, files, nil)
+		if err != nil {
+			return "", err
+		}
+		if a.rows != b.rows || a.rows != int64(n) || math.Abs(a.fare-b.fare) > 0.01 {
+			return "", fmt.Errorf("hudi-go %+v, arrow-go %+v", a, b)
+		}
+		return fmt.Sprintf("%d files, %d rows, sum(fare) %.1f both", len(files), a.rows, a.fare), nil
+	}
+	scanHudi := func(dir string, filter string, want int64) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			s, err := hudiScanSum(ctx, dir, hudi.ScanOptions{Filter: filter})
+			if err == nil && want >= 0 && s.rows != want {
+				err = fmt.Errorf("scan returned %d rows, want %d", s.rows, want)
+			}
+			return err
+		}
+	}
+	if err := r.compare("snapshot scan (all columns)", n, []string{"≤1.05×"}, check,
+		side{name: "hudi-go scan", run: scanHudi(tbl, "", int64(n))},
+		side{name: "arrow-go read same files", run: func(ctx context.Context) error { _, err := arrowSum(ctx, files, nil); return err }}); err != nil {
+		return err
+	}
+
+	// filtered: one partition, the latest 10% of ts
+	from := benchdata.TripsTs(n * 9 / 10)
+	filter := fmt.Sprintf("city = 'chennai' and ts >= %d", from)
+	pruned, err := latestFiles(ctx, tbl, filter)
+	if err != nil {
+		return err
+	}
+	keep := func(rec arrow.Record, i int) bool {
+		city := rec.Column(rec.Schema().FieldIndices("city")[0]).(*array.String)
+		ts := rec.Column(rec.Schema().FieldIndices("ts")[0]).(*array.Int64)
+		return city.Value(i) == "chennai" && ts.Value(i) >= from
+	}
+	var want int64
+	check = func() (string, error) {
+		a, err := hudiScanSum(ctx, tbl, hudi.ScanOptions{Filter: filter})
+		if err != nil {
+			return "", err
+		}
+		b, err := arrowSum(ctx, files, keep)
+		if err != nil {
+			return "", err
+		}
+		if a.rows != b.rows || math.Abs(a.fare-b.fare) > 0.01 || a.rows == 0 {
+			return "", fmt.Errorf("hudi-go %+v, arrow-go over every file %+v", a, b)
+		}
+		want = a.rows
+		return fmt.Sprintf("partition pruning keeps %d of %d files; %d rows match both ways", len(pruned), len(files), a.rows), nil
+	}
+	if err := r.compare("filtered scan (partition + ts stats)", n, []string{"(pruning: <1 is good)"}, check,
+		side{name: "hudi-go filtered scan", run: func(ctx context.Context) error { return scanHudi(tbl, filter, want)(ctx) }},
+		side{name: "arrow-go read+filter kept files", run: func(ctx context.Context) error { _, err := arrowSum(ctx, pruned, keep); return err }}); err != nil {
+		return err
+	}
+	if !r.cfg.Scaling {
+		return nil
+	}
+	tbl2, err := r.base("cow", "BLOOM", 2*n, true)
+	if err != nil {
+		return err
+	}
+	return r.compare("snapshot scan 2× rows", 2*n, []string{"≈2 (linear), heap bounded"}, nil,
+		side{name: "hudi-go scan 2n", run: scanHudi(tbl2, "", int64(2*n))},
+		side{name: "hudi-go scan n", run: scanHudi(tbl, "", int64(n))})
+}
