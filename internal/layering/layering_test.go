@@ -32,6 +32,7 @@ var layer = map[string]int{
 	"commit": 5,
 	"read":   6, "write": 6, "services/compaction": 6,
 	"hudi": 7, "sql": 7,
+	"sql/parser":   7, // pure Go: imports only the standard library
 	"internal/cli": 8, "cmd/hudi": 8,
 	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9,
 	"bench": 9, // the benchmark command: links DuckDB (cgo) like internal/crosscheck
