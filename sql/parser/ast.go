@@ -209,8 +209,15 @@ type AlterTable struct {
 	Text  string
 }
 
-// ShowTables is SHOW TABLES.
-type ShowTables struct{ Pos Pos }
+// ShowTables is SHOW TABLES [IN|FROM db] [[LIKE] 'pattern'].
+type ShowTables struct {
+	Pos Pos
+	// Database is the IN|FROM database ("" = the current one); added with the parser.
+	Database string
+	// Like is Spark's pattern ('*' any characters, '|' alternatives; "" = all); added
+	// with the parser.
+	Like string
+}
 
 // Describe is DESCRIBE|DESC [TABLE] t.
 type Describe struct {

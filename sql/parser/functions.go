@@ -1,0 +1,220 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+)
+
+// renamedFunctions are Spark functions DuckDB has under another name, same arguments.
+var renamedFunctions = map[string]string{
+	"nvl":             "coalesce",
+	"array_contains":  "list_contains",
+	"size":            "len", // Spark's size of an array or map
+	"array_size":      "len",
+	"cardinality":     "len",
+	"map_from_arrays": "MAP", // DuckDB's MAP(keys, values)
+	"array_distinct":  "list_distinct",
+	"array_join":      "array_to_string",
+	"collect_list":    "list",
+	"explode":         "unnest",
+	"array":           "list_value",
+}
+
+// niladicKeywords are Spark functions called with () that are bare keywords in DuckDB.
+var niladicKeywords = map[string]bool{"current_date": true, "current_timestamp": true}
+
+// function translates the call name(…) at i when Spark and DuckDB differ; ok is false
+// when the call needs no rewrite (the caller then emits it token by token).
+func (p *parser) function(b *textBuilder, i, end int, sc *scope) (next int, ok bool, err error) {
+	t := p.toks[i]
+	name := strings.ToLower(t.value)
+	open := i + 1
+	close := p.match[open]
+	if close <= open || close >= end {
+		return 0, false, nil
+	}
+	inner := &scope{parent: sc, fn: name}
+	switch name {
+	case "cast", "try_cast":
+		return p.cast(b, i, close, inner)
+	case "struct":
+		return p.structCall(b, i, close, inner)
+	case "named_struct":
+		return p.namedStruct(b, i, close, inner)
+	case "map":
+		return p.mapCall(b, i, close, inner)
+	}
+	if niladicKeywords[name] && close == open+1 {
+		b.write(t.lead + strings.ToUpper(name))
+		return close + 1, true, nil
+	}
+	if to, found := renamedFunctions[name]; found {
+		b.write(t.lead + to)
+		j, err := p.group(b, open, inner)
+		return j, true, err
+	}
+	return 0, false, nil
+}
+
+// args translates each top-level argument of the call whose '(' is at open.
+func (p *parser) args(open, close int, sc *scope) ([]*textBuilder, [][2]int, error) {
+	ranges := p.splitCommas(open+1, close)
+	out := make([]*textBuilder, len(ranges))
+	for k, r := range ranges {
+		if r[0] >= r[1] {
+			return nil, nil, p.errExpected(p.toks[r[1]], "an argument")
+		}
+		out[k] = &textBuilder{trimLead: true}
+		if err := p.walk(out[k], r[0], r[1], &scope{parent: sc.parent, fn: sc.fn}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, ranges, nil
+}
+
+// join writes the builders separated by ", ".
+func join(b *textBuilder, parts []*textBuilder) {
+	for k, part := range parts {
+		if k > 0 {
+			b.write(", ")
+		}
+		b.splice(part)
+	}
+}
+
+// cast translates CAST(expr AS sparkType) with the type in DuckDB's spelling.
+func (p *parser) cast(b *textBuilder, i, close int, sc *scope) (int, bool, error) {
+	as := -1
+	for k := i + 2; k < close; k = p.skipGroup(k) {
+		if p.toks[k].isKeyword("AS") {
+			as = k
+			break
+		}
+	}
+	if as < 0 {
+		return 0, false, nil
+	}
+	b.write(p.toks[i].lead + strings.ToUpper(p.toks[i].value) + p.toks[i+1].lead + "(")
+	if err := p.walk(b, i+2, as, sc); err != nil {
+		return 0, true, err
+	}
+	p.i = as + 1
+	typ, err := p.parseType(0)
+	if err != nil {
+		return 0, true, err
+	}
+	if p.i != close {
+		return 0, true, p.errExpected(p.toks[p.i], "')' after the type of CAST")
+	}
+	b.write(p.toks[as].lead + "AS " + typ.duck() + p.toks[close].lead + ")")
+	return close + 1, true, nil
+}
+
+// structCall translates STRUCT(a, b) into DuckDB's row(a, b), an unnamed struct that
+// casts by position (what INSERT into a STRUCT column needs), and STRUCT(x AS n, …)
+// into struct_pack(n := x, …). In the mixed form an unnamed field gets Spark's name: the
+// column's own name for a column reference, else colN.
+func (p *parser) structCall(b *textBuilder, i, close int, sc *scope) (int, bool, error) {
+	ranges := p.splitCommas(i+2, close)
+	named := false
+	for _, r := range ranges {
+		named = named || r[1]-r[0] >= 3 && p.toks[r[1]-2].isKeyword("AS") && p.toks[r[1]-1].isName()
+	}
+	if !named {
+		b.write(p.toks[i].lead + "row")
+		j, err := p.group(b, i+1, sc)
+		return j, true, err
+	}
+	b.write(p.toks[i].lead + "struct_pack(")
+	for k, r := range ranges {
+		if r[0] >= r[1] {
+			return 0, true, p.errExpected(p.toks[r[1]], "an argument")
+		}
+		exprEnd, fieldName := r[1], ""
+		if r[1]-r[0] >= 3 && p.toks[r[1]-2].isKeyword("AS") && p.toks[r[1]-1].isName() {
+			exprEnd, fieldName = r[1]-2, p.toks[r[1]-1].value
+		} else if last, ok := p.columnName(r[0], r[1]); ok {
+			fieldName = last
+		} else {
+			fieldName = "col" + strconv.Itoa(k+1)
+		}
+		arg := &textBuilder{trimLead: true}
+		if err := p.walk(arg, r[0], exprEnd, sc); err != nil {
+			return 0, true, err
+		}
+		if k > 0 {
+			b.write(", ")
+		}
+		b.write(quoteIdent(fieldName) + " := ")
+		b.splice(arg)
+	}
+	b.write(")")
+	return close + 1, true, nil
+}
+
+// columnName returns the last part of [from, to) when it is a (qualified) column name.
+func (p *parser) columnName(from, to int) (string, bool) {
+	for k := from; k < to; k++ {
+		if (k-from)%2 == 0 && !p.toks[k].isName() || (k-from)%2 == 1 && !p.toks[k].isOp(".") {
+			return "", false
+		}
+	}
+	if (to-from)%2 == 0 {
+		return "", false
+	}
+	return p.toks[to-1].value, true
+}
+
+// namedStruct translates named_struct('n', v, …) into struct_pack("n" := v, …).
+func (p *parser) namedStruct(b *textBuilder, i, close int, sc *scope) (int, bool, error) {
+	ranges := p.splitCommas(i+2, close)
+	if len(ranges)%2 != 0 {
+		return 0, true, errAt(p.toks[i], "named_struct takes name, value pairs")
+	}
+	b.write(p.toks[i].lead + "struct_pack(")
+	for k := 0; k < len(ranges); k += 2 {
+		n, v := ranges[k], ranges[k+1]
+		if n[1]-n[0] != 1 || p.toks[n[0]].kind != tokString {
+			return 0, true, p.errExpected(p.toks[n[0]], "a quoted field name in named_struct")
+		}
+		if v[0] >= v[1] {
+			return 0, true, p.errExpected(p.toks[v[1]], "a field value")
+		}
+		arg := &textBuilder{trimLead: true}
+		if err := p.walk(arg, v[0], v[1], sc); err != nil {
+			return 0, true, err
+		}
+		if k > 0 {
+			b.write(", ")
+		}
+		b.write(quoteIdent(p.toks[n[0]].value) + " := ")
+		b.splice(arg)
+	}
+	b.write(")")
+	return close + 1, true, nil
+}
+
+// mapCall translates Spark's MAP(k1, v1, k2, v2) into DuckDB's MAP([k1, k2], [v1, v2]).
+func (p *parser) mapCall(b *textBuilder, i, close int, sc *scope) (int, bool, error) {
+	parts, _, err := p.args(i+1, close, sc)
+	if err != nil {
+		return 0, true, err
+	}
+	if len(parts)%2 != 0 {
+		return 0, true, errAt(p.toks[i], "MAP takes key, value pairs")
+	}
+	var keys, vals []*textBuilder
+	for k := 0; k < len(parts); k += 2 {
+		keys, vals = append(keys, parts[k]), append(vals, parts[k+1])
+	}
+	b.write(p.toks[i].lead + "MAP(")
+	if len(parts) > 0 {
+		b.write("[")
+		join(b, keys)
+		b.write("], [")
+		join(b, vals)
+		b.write("]")
+	}
+	b.write(")")
+	return close + 1, true, nil
+}
