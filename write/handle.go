@@ -182,17 +182,38 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 	for _, bi := range order {
 		idx := byBatch[bi]
 		src := in.batches[bi]
-		ib := array.NewInt32Builder(e.mem)
-		for _, i := range idx {
-			ib.Append(recs[i].row)
+		// Rows that are a run of consecutive input rows (bulk inserts, unsorted inserts)
+		// are sliced, not copied.
+		first := recs[idx[0]].row
+		contiguous := true
+		for k, i := range idx {
+			if recs[i].row != first+int32(k) {
+				contiguous = false
+				break
+			}
 		}
-		indices := ib.NewArray()
-		ib.Release()
+		var indices arrow.Array
+		if !contiguous {
+			ib := array.NewInt32Builder(e.mem)
+			ib.Reserve(len(idx))
+			for _, i := range idx {
+				ib.UnsafeAppend(recs[i].row)
+			}
+			indices = ib.NewArray()
+			ib.Release()
+		}
 		cols := make([]arrow.Array, 0, e.outSchema.NumFields())
 		meta := make([]*array.StringBuilder, 5)
+		keyBytes := 0
+		for _, i := range idx {
+			keyBytes += len(recs[i].key)
+		}
+		n := len(idx)
+		dataBytes := [5]int{n * len(instant), n * (len(prefix) + 8), keyBytes, n * len(partition), n * len(fileName)}
 		for m := range meta {
 			meta[m] = array.NewStringBuilder(e.mem)
-			meta[m].Reserve(len(idx))
+			meta[m].Reserve(n)
+			meta[m].ReserveData(dataBytes[m])
 		}
 		seqno := []byte(prefix)
 		for _, i := range idx {
@@ -211,6 +232,10 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 		}
 		var err error
 		for c := 0; c < int(src.NumCols()); c++ {
+			if contiguous {
+				cols = append(cols, array.NewSlice(src.Column(c), int64(first), int64(first)+int64(n)))
+				continue
+			}
 			var taken arrow.Array
 			taken, err = compute.TakeArray(cctx, src.Column(c), indices)
 			if err != nil {
@@ -218,7 +243,9 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 			}
 			cols = append(cols, taken)
 		}
-		indices.Release()
+		if indices != nil {
+			indices.Release()
+		}
 		if err != nil {
 			releaseArrays(cols)
 			releaseRecords(out)

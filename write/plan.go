@@ -60,12 +60,19 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 	pl := &plan{replaced: map[string][]spec.FileID{}, partitions: map[string]bool{}}
 	recs := w.in.records
 	byPartition := func(rs []incoming) (map[string][]incoming, []string) {
-		m := map[string][]incoming{}
-		var order []string
+		// Count first so that each partition's slice is allocated once (a multi-million
+		// row bulk insert otherwise spends its time growing these slices).
+		counts := map[string]int{}
 		for _, r := range rs {
-			if _, ok := m[r.partition]; !ok {
-				order = append(order, r.partition)
-			}
+			counts[r.partition]++
+		}
+		m := make(map[string][]incoming, len(counts))
+		order := make([]string, 0, len(counts))
+		for p, n := range counts {
+			m[p] = make([]incoming, 0, n)
+			order = append(order, p)
+		}
+		for _, r := range rs {
 			m[r.partition] = append(m[r.partition], r)
 		}
 		sort.Strings(order)
@@ -86,7 +93,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		}
 		m, order := byPartition(recs)
 		for _, p := range order {
-			live := m[p][:0:0]
+			live := m[p][:0] // filtered in place: the partition's slice is ours
 			for _, r := range m[p] {
 				if !r.softDelete {
 					live = append(live, r)
