@@ -2,11 +2,75 @@ package hudi
 
 import (
 	"context"
+	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/services/archive"
+	"github.com/hudi-go/hudi/table"
 )
 
-// inlineArchive archives after a commit when hoodie.archive.automatic is on (placeholder until archival lands).
+// ArchiveOptions select what Archive does.
+type ArchiveOptions struct {
+	// DryRun lists the instants that would be archived without touching the table.
+	DryRun bool
+	// Settings take hoodie.* keys: hoodie.keep.min.commits, hoodie.keep.max.commits,
+	// hoodie.commits.archival.batch, hoodie.archive.beyond.savepoint, the cleaner's
+	// retention (which bounds archival) and the compaction trigger of MOR tables.
+	Settings map[string]string
+	Logger   *slog.Logger
+}
+
+// ArchiveResult summarizes an archival.
+type ArchiveResult = archive.Result
+
+// Archive moves old instants from the active timeline to the archived timeline
+// (.hoodie/archived) as Hudi 0.14 does (table version 6).
+func (t *Table) Archive(ctx context.Context, o ArchiveOptions) (*ArchiveResult, error) {
+	cfg := config.New()
+	warnings, err := cfg.SetAll(o.Settings)
+	if err != nil {
+		return nil, err
+	}
+	logWarnings(o.Logger, warnings)
+	return t.archive(ctx, cfg, o.DryRun, o.Logger)
+}
+
+func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, logger *slog.Logger) (*ArchiveResult, error) {
+	ao, err := archive.OptionsFromConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ao.Logger = logger
+	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
+		ao.TimelineZone = time.UTC
+	}
+	res, err := archive.Run(ctx, t.meta.Storage, dryRun, ao)
+	if err != nil {
+		return res, err
+	}
+	if m, err := table.Open(ctx, t.meta.Storage); err == nil {
+		t.meta = m
+	}
+	return res, nil
+}
+
+// inlineArchive archives after a commit when hoodie.archive.automatic is on (the default),
+// as Java's postCommit does after cleaning. With hoodie.fail.on.timeline.archiving=false a
+// failed archival is only logged.
 func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) error {
-	return nil
+	if !cfg.Bool(config.AutoArchive) {
+		return nil
+	}
+	_, err := t.archive(ctx, cfg, false, o.Logger)
+	if err != nil && !cfg.Bool(config.FailOnTimelineArchiving) {
+		l := o.Logger
+		if l == nil {
+			l = slog.Default()
+		}
+		l.Warn("archiving the timeline failed", "error", err)
+		return nil
+	}
+	return err
 }

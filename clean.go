@@ -2,11 +2,68 @@ package hudi
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/services/clean"
+	"github.com/hudi-go/hudi/table"
 )
 
-// inlineClean runs a clean after a commit when hoodie.clean.automatic is on (placeholder until cleaning lands).
+// CleanOptions select what Clean does.
+type CleanOptions struct {
+	// DryRun reports what would be deleted and changes nothing.
+	DryRun bool
+	// Settings take hoodie.* keys: hoodie.cleaner.policy, hoodie.cleaner.commits.retained,
+	// hoodie.cleaner.fileversions.retained, hoodie.cleaner.hours.retained,
+	// hoodie.clean.max.commits, hoodie.cleaner.policy.failed.writes.
+	Settings map[string]string
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// CleanResult summarizes a clean.
+type CleanResult = clean.Result
+
+// Clean deletes the file slices no query within the retention needs any more (table
+// version 6): it finishes pending cleans, then plans and runs a new one when enough
+// commits happened since the last.
+func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error) {
+	cfg := config.New()
+	if _, err := cfg.SetAll(o.Settings); err != nil {
+		return nil, err
+	}
+	co, err := clean.OptionsFromConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	co.Now = o.Now
+	var res *CleanResult
+	if o.DryRun {
+		res, err = clean.DryRun(ctx, t.meta.Storage, co)
+	} else {
+		res, err = clean.Run(ctx, t.meta.Storage, co)
+	}
+	if m, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
+		t.meta = m
+	}
+	return res, err
+}
+
+// inlineClean runs a clean after a commit when hoodie.clean.automatic is on (Hudi's
+// default), with the write's settings. hoodie.clean.async is ignored: the clean always
+// runs inline, before Write returns.
 func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	if !cfg.Bool(config.AutoClean) || t.meta.Timeline.Layout != 1 {
+		return nil // the writer only commits to version-6 tables; never fail a write here
+	}
+	co, err := clean.OptionsFromConfig(cfg)
+	if err != nil {
+		return err
+	}
+	co.Now, co.Logger = o.Now, o.Logger
+	if _, err := clean.Run(ctx, t.meta.Storage, co); err != nil {
+		return fmt.Errorf("inline clean: %w", err)
+	}
 	return nil
 }

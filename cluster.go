@@ -2,11 +2,130 @@ package hudi
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/services/clustering"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write"
 )
 
-// inlineCluster runs clustering after a commit when hoodie.clustering.inline is on (placeholder until clustering lands).
+// ClusterOptions select what Cluster does. With neither Schedule nor Run it does both.
+type ClusterOptions struct {
+	Schedule bool // plan a clustering of small file groups (<instant>.replacecommit.requested)
+	Run      bool // execute pending clusterings
+	// DryRun returns the plan Schedule would write and changes nothing.
+	DryRun bool
+	// Settings take hoodie.* keys: the hoodie.clustering.* plan settings,
+	// hoodie.clustering.preserve.commit.metadata and the Parquet/bloom settings of the
+	// new base files.
+	Settings map[string]string
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// ClusterResult summarizes a clustering.
+type ClusterResult = clustering.Result
+
+// Cluster schedules and/or runs clustering (table version 6, copy-on-write and
+// merge-on-read).
+func (t *Table) Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, error) {
+	cfg := config.New()
+	if _, err := cfg.SetAll(o.Settings); err != nil {
+		return nil, err
+	}
+	co, err := t.clusteringOptions(cfg, o.Now)
+	if err != nil {
+		return nil, err
+	}
+	var res *ClusterResult
+	switch {
+	case o.DryRun:
+		res, err = clustering.DryRun(ctx, t.meta.Storage, co)
+	default:
+		if !o.Schedule && !o.Run {
+			o.Schedule, o.Run = true, true
+		}
+		res, err = clustering.Run(ctx, t.meta.Storage, o.Schedule, o.Run, co)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m, err := table.Open(ctx, t.meta.Storage); err == nil {
+		t.meta = m
+	}
+	return res, nil
+}
+
+func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clustering.Options, error) {
+	co, err := clustering.OptionsFromConfig(cfg)
+	if err != nil {
+		return co, err
+	}
+	co.Write = write.Options{
+		Compression:     cfg.String(config.ParquetCompressionCodec),
+		PageSize:        cfg.Long(config.ParquetPageSize),
+		BlockSize:       cfg.Long(config.ParquetBlockSize),
+		MaxFileSize:     cfg.Long(config.ParquetMaxFileSize),
+		BloomType:       cfg.String(config.BloomFilterType),
+		BloomNumEntries: cfg.Int(config.BloomNumEntries),
+		BloomFPP:        cfg.Double(config.BloomFPP),
+		BloomMaxEntries: cfg.Int(config.BloomDynamicMaxEntries),
+		Now:             now,
+	}
+	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
+		co.Write.TimelineZone = time.UTC
+	}
+	return co, nil
+}
+
+// inlineCluster runs clustering after a commit the way Java 0.14's write client does in
+// postCommit: with hoodie.clustering.inline it schedules a plan once
+// hoodie.clustering.inline.max.commits commits completed since the last replacecommit
+// (ClusteringPlanActionExecutor), and executes that plan at once; with only
+// hoodie.clustering.schedule.inline it schedules the plan and leaves it for
+// `hudi cluster --run`.
+// hoodie.clustering.async.enabled is ignored: hudi-go runs no background services, so
+// an asynchronously scheduled plan would never be executed; use inline or on-demand
+// clustering instead.
 func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	inline, scheduleOnly := cfg.Bool(config.InlineClustering), cfg.Bool(config.ScheduleInlineClustering)
+	if !inline && !scheduleOnly {
+		return nil
+	}
+	if inline {
+		if n, want := clustering.CommitsSinceLastClustering(t.meta), cfg.Int(config.InlineClusteringMaxCommits); n < want {
+			return nil
+		}
+	} else {
+		// Schedule-only: Java schedules after every commit while no replacecommit is
+		// pending, with no commit count (UNVERIFIED against 0.14.1's
+		// BaseHoodieTableServiceClient; recalled from its runTableServicesInline).
+		for _, in := range t.meta.Timeline.Instants {
+			if in.Action == spec.ActionReplaceCommit && !in.IsCompleted() {
+				return nil
+			}
+		}
+	}
+	co, err := t.clusteringOptions(cfg, o.Now)
+	if err != nil {
+		return err
+	}
+	if o.Logger != nil {
+		co.Write.Logger = o.Logger
+	}
+	inst, _, err := clustering.Schedule(ctx, t.meta.Storage, co)
+	if err != nil {
+		return fmt.Errorf("schedule inline clustering: %w", err)
+	}
+	if inst == "" || !inline {
+		return nil
+	}
+	if _, err := clustering.Execute(ctx, t.meta.Storage, spec.InstantTime(inst), co); err != nil {
+		return fmt.Errorf("inline clustering %s: %w", inst, err)
+	}
 	return nil
 }

@@ -47,6 +47,11 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if _, err := cfg.SetAll(rest); err != nil {
 		return nil, err
 	}
+	co.MaxLogMemory = cfg.Long(config.MergeMaxMemory)
+	if cfg.IsSet(config.CompactionMaxMemory) {
+		co.MaxLogMemory = cfg.Long(config.CompactionMaxMemory)
+	}
+	co.SpillDir = cfg.String(config.SpillableMapPath)
 	co.Write = write.Options{
 		Compression:     cfg.String(config.ParquetCompressionCodec),
 		PageSize:        cfg.Long(config.ParquetPageSize),

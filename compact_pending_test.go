@@ -86,3 +86,45 @@ func TestWriteWhileCompactionPending(t *testing.T) {
 		t.Errorf("snapshot fare %s, want 1000.5", got)
 	}
 }
+
+// TestCompactionSkipsGroupsUnderPendingClustering: file groups a pending clustering plan
+// rewrites are not planned for compaction (Java's planner excludes them).
+func TestCompactionSkipsGroupsUnderPendingClustering(t *testing.T) {
+	ctx := context.Background()
+	tb, _ := newMORTable(t)
+	cl, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("clustering: %+v", cl)
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scheduled != "" {
+		t.Errorf("compaction %s scheduled over file groups under pending clustering", res.Scheduled)
+	}
+}
+
+// TestCompactionSpillsBeyondMemoryBudget: with hoodie.memory.compaction.max.size far below
+// the log records' size, every decoded log batch spills to hoodie.memory.spillable.map.path
+// and the compaction writes the same rows; no spill file stays behind.
+func TestCompactionSpillsBeyondMemoryBudget(t *testing.T) {
+	ctx := context.Background()
+	tb, _ := newMORTable(t)
+	before := scanAll(t, tb, hudi.ScanOptions{})
+	spill := t.TempDir()
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Settings: map[string]string{
+		"hoodie.memory.compaction.max.size": "1", "hoodie.memory.spillable.map.path": spill}})
+	if err != nil || !res.Completed {
+		t.Fatalf("compact: %+v %v", res, err)
+	}
+	sameSet(t, "snapshot after a spilling compaction", scanAll(t, tb, hudi.ScanOptions{}), before)
+	sameSet(t, "read-optimized after a spilling compaction", scanAll(t, tb, hudi.ScanOptions{ReadOptimized: true}), before)
+	if left, _ := os.ReadDir(spill); len(left) > 0 {
+		t.Errorf("spill files left: %v", left)
+	}
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Settings: map[string]string{"hoodie.memory.compaction.max.size": "lots"}}); err == nil {
+		t.Error("a malformed memory size was accepted")
+	}
+}

@@ -53,23 +53,8 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 	}
 	tidyCompleted(ctx, st, tl)
 	// An interrupted rollback is finished first, with its own instant and plan.
-	for _, in := range tl.Instants {
-		if in.Action != spec.ActionRollback || in.IsCompleted() {
-			continue
-		}
-		plan, err := tl.ReadRequested(ctx, st, in)
-		if err != nil {
-			return nil, err
-		}
-		p, err := commitmeta.DecodeRollbackPlan(plan)
-		if err != nil {
-			return nil, fmt.Errorf("rollback plan of %s: %w", in.Time, err)
-		}
-		target := spec.InstantTime(p.InstantToRollback.CommitTime)
-		if err := executeRollback(ctx, st, tl, in.Time, target, spec.Action(p.InstantToRollback.Action), o, false); err != nil {
-			return nil, err
-		}
-		rolledBack = append(rolledBack, target)
+	if rolledBack, err = resumeRollbacks(ctx, st, tl, o); err != nil {
+		return nil, err
 	}
 	for _, in := range tl.Instants {
 		if in.IsCompleted() || !isWriteAction(in) || contains(rolledBack, in.Time) {
@@ -100,6 +85,102 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 		tl = timeline.FromFileNames(tl.Layout, tl.Dir, append(instantFileNames(tl), spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted}.FileName(tl.Layout)))
 	}
 	return rolledBack, nil
+}
+
+// resumeRollbacks finishes every pending rollback with its own instant: the files of its
+// target found now (markers, instant in file names) together with those its plan names,
+// which is all a rollback of a completed instant has to go by once its markers are gone.
+func resumeRollbacks(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
+	var done []spec.InstantTime
+	for _, in := range tl.Instants {
+		if in.Action != spec.ActionRollback || in.IsCompleted() {
+			continue
+		}
+		plan, err := tl.ReadRequested(ctx, st, in)
+		if err != nil {
+			return done, err
+		}
+		p, err := commitmeta.DecodeRollbackPlan(plan)
+		if err != nil {
+			return done, fmt.Errorf("rollback plan of %s: %w", in.Time, err)
+		}
+		if p.InstantToRollback == nil {
+			return done, fmt.Errorf("rollback plan of %s names no instant", in.Time)
+		}
+		target := spec.InstantTime(p.InstantToRollback.CommitTime)
+		w, err := filesWrittenBy(ctx, st, target)
+		if err != nil {
+			return done, err
+		}
+		mergeRollbackPlan(st, w, p)
+		if _, err := runRollback(ctx, st, tl, in.Time, target, spec.Action(p.InstantToRollback.Action), w, o, false, true); err != nil {
+			return done, err
+		}
+		done = append(done, target)
+	}
+	return done, nil
+}
+
+// mergeRollbackPlan adds the files a rollback plan names to w. Paths outside this table's
+// root (a plan written where the table lived elsewhere) cannot be mapped and are skipped.
+func mergeRollbackPlan(st storage.Storage, w *written, p *commitmeta.RollbackPlan) {
+	root := strings.TrimSuffix(st.Root(), "/") + "/"
+	rel := func(p string) (partition, name string, ok bool) {
+		if i := strings.Index(p, ":"); i >= 0 && i < strings.Index(p, "/") {
+			p = p[i+1:] // Java strips or keeps the scheme ("file:/...") depending on the path
+		}
+		if !strings.HasPrefix(p, root) {
+			return "", "", false
+		}
+		p = strings.TrimPrefix(p, root)
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return "", p, true
+		}
+		return p[:i], p[i+1:], true
+	}
+	has := func(m map[string][]string, partition, name string) bool {
+		for _, n := range m[partition] {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range p.RollbackRequests {
+		for _, f := range r.FilesToBeDeleted {
+			if partition, name, ok := rel(f); ok && !has(w.deletes, partition, name) {
+				w.deletes[partition] = append(w.deletes[partition], name)
+			}
+		}
+		for f := range r.LogBlocksToBeDeleted {
+			if partition, name, ok := rel(f); ok && !has(w.logs, partition, name) {
+				if _, isLog := spec.ParseLogFileName(name); isLog {
+					w.logs[partition] = append(w.logs[partition], name)
+				}
+			}
+		}
+	}
+}
+
+// FinishPendingRollbacks finishes rollbacks that were interrupted (a rollback plan
+// without a completed rollback) and returns their target instants.
+func FinishPendingRollbacks(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
+	o = o.withDefaults()
+	return resumeRollbacks(ctx, st, tl, o)
+}
+
+func (o RollbackOptions) withDefaults() RollbackOptions {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
 }
 
 func isWriteAction(in timeline.Instant) bool {
@@ -332,15 +413,29 @@ const rollbackToken spec.WriteToken = "1-0-1"
 // repeated, so a rollback killed half way is finished by the next writer.
 func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb, target spec.InstantTime,
 	action spec.Action, o RollbackOptions, writePlan bool) error {
-	start := o.Now()
 	w, err := filesWrittenBy(ctx, st, target)
 	if err != nil {
 		return err
 	}
+	_, err = runRollback(ctx, st, tl, rb, target, action, w, o, writePlan, true)
+	return err
+}
+
+// absPath is how rollback plans and metadata name files: absolute, as Java writes them.
+func absPath(st storage.Storage, partition, name string) string {
+	return strings.TrimSuffix(st.Root(), "/") + "/" + storage.Join(partition, name)
+}
+
+// runRollback executes the rollback of target by rb over the files w: it writes the plan
+// (when writePlan), unpublishes a completed target (Java's revertToInflight, so no reader
+// sees a committed instant whose files are going), appends command blocks, deletes files,
+// publishes the completed rollback (when publish; a restore records the metadata in its
+// own instant instead) and finally removes the target's timeline files.
+func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb, target spec.InstantTime,
+	action spec.Action, w *written, o RollbackOptions, writePlan, publish bool) (*commitmeta.RollbackMetadata, error) {
+	start := o.Now()
 	files := w.deletes
-	abs := func(partition, name string) string {
-		return strings.TrimSuffix(st.Root(), "/") + "/" + storage.Join(partition, name)
-	}
+	abs := func(partition, name string) string { return absPath(st, partition, name) }
 	logRollbacks := planLogRollbacks(ctx, st, w, abs)
 	if writePlan {
 		var requests []any
@@ -363,7 +458,7 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 		}
 		body, err := encodeContainer(rollbackPlanSchema, plan)
 		if err != nil {
-			return fmt.Errorf("encode rollback plan for %s: %w", target, err)
+			return nil, fmt.Errorf("encode rollback plan for %s: %w", target, err)
 		}
 		for _, f := range []struct {
 			state spec.State
@@ -371,72 +466,82 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 		}{{spec.StateRequested, body}, {spec.StateInflight, nil}} {
 			name := spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: f.state}.FileName(tl.Layout)
 			if err := writeFile(ctx, st, storage.Join(tl.Dir, name), f.body); err != nil && !errors.Is(err, storage.ErrExist) {
-				return fmt.Errorf("rollback %s of %s: %w", rb, target, err)
+				return nil, fmt.Errorf("rollback %s of %s: %w", rb, target, err)
 			}
 		}
 	}
-	partitionMeta := map[string]any{}
-	total := int32(0)
-	rollbackLogs := map[string]map[string]any{}
-	failedLogs := map[string]map[string]any{}
+	// The plan is durable: from here on a crash leaves a pending rollback that the next
+	// writer finishes, so the target may stop being committed.
+	for _, in := range tl.At(target) {
+		if p, ok := in.File(spec.StateCompleted); ok && in.Action.IsDataAction() {
+			if err := st.Delete(ctx, p); err != nil && !errors.Is(err, storage.ErrNotExist) {
+				return nil, fmt.Errorf("unpublish %s before rolling it back: %w", p, err)
+			}
+		}
+	}
+	meta := &commitmeta.RollbackMetadata{
+		StartRollbackTime: string(rb),
+		CommitsRollback:   []string{string(target)},
+		PartitionMetadata: map[string]commitmeta.RollbackPartitionMetadata{},
+		Version:           1,
+		InstantsRollback:  []commitmeta.InstantInfo{{CommitTime: string(target), Action: string(action)}},
+	}
+	rollbackLogs := map[string]map[string]int64{}
+	failedLogs := map[string]map[string]int64{}
 	for _, lr := range logRollbacks {
 		if err := appendRollbackBlock(ctx, st, lr, rb, target, abs); err != nil {
-			return fmt.Errorf("rollback %s of %s: %w", rb, target, err)
+			return nil, fmt.Errorf("rollback %s of %s: %w", rb, target, err)
 		}
 		if rollbackLogs[lr.partition] == nil {
-			rollbackLogs[lr.partition], failedLogs[lr.partition] = map[string]any{}, map[string]any{}
+			rollbackLogs[lr.partition], failedLogs[lr.partition] = map[string]int64{}, map[string]int64{}
 		}
 		for k, v := range lr.command {
-			rollbackLogs[lr.partition][k] = v
+			rollbackLogs[lr.partition][k] = v.(int64)
 		}
 		for k, v := range lr.failed {
-			failedLogs[lr.partition][k] = v
+			failedLogs[lr.partition][k] = v.(int64)
 		}
 		if _, ok := files[lr.partition]; !ok {
 			files[lr.partition] = nil
 		}
 	}
 	for partition, names := range files {
-		var deleted, failed []any
+		pm := commitmeta.RollbackPartitionMetadata{PartitionPath: partition, SuccessDeleteFiles: []string{}, FailedDeleteFiles: []string{},
+			RollbackLogFiles: rollbackLogs[partition], LogFilesFromFailedCommit: failedLogs[partition]}
 		for _, n := range names {
 			if err := st.Delete(ctx, storage.Join(partition, n)); err != nil {
-				failed = append(failed, abs(partition, n))
+				pm.FailedDeleteFiles = append(pm.FailedDeleteFiles, abs(partition, n))
 				continue
 			}
-			deleted = append(deleted, abs(partition, n))
-			total++
+			pm.SuccessDeleteFiles = append(pm.SuccessDeleteFiles, abs(partition, n))
+			meta.TotalFilesDeleted++
 		}
-		rl, fl := rollbackLogs[partition], failedLogs[partition]
-		if rl == nil {
-			rl, fl = map[string]any{}, map[string]any{}
+		if pm.RollbackLogFiles == nil {
+			pm.RollbackLogFiles, pm.LogFilesFromFailedCommit = map[string]int64{}, map[string]int64{}
 		}
-		partitionMeta[partition] = map[string]any{"partitionPath": partition, "successDeleteFiles": nonNil(deleted),
-			"failedDeleteFiles": nonNil(failed), "rollbackLogFiles": rl, "logFilesFromFailedCommit": fl}
+		meta.PartitionMetadata[partition] = pm
 	}
-	meta := map[string]any{
-		"startRollbackTime": string(rb),
-		"timeTakenInMillis": o.Now().Sub(start).Milliseconds(),
-		"totalFilesDeleted": total,
-		"commitsRollback":   []any{string(target)},
-		"partitionMetadata": partitionMeta,
-		"version":           int32(1),
-		"instantsRollback":  []any{map[string]any{"commitTime": string(target), "action": string(action)}},
-	}
-	body, err := encodeContainer(rollbackMetadataSchema, meta)
-	if err != nil {
-		return fmt.Errorf("encode rollback metadata for %s: %w", target, err)
-	}
-	name := spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), body); err != nil && !errors.Is(err, storage.ErrExist) {
-		return fmt.Errorf("complete rollback %s of %s: %w", rb, target, err)
+	meta.TimeTakenInMillis = o.Now().Sub(start).Milliseconds()
+	if publish {
+		body, err := encodeContainer(rollbackMetadataSchema, rollbackMetadataValue(meta))
+		if err != nil {
+			return nil, fmt.Errorf("encode rollback metadata for %s: %w", target, err)
+		}
+		name := spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted}.FileName(tl.Layout)
+		if err := writeFile(ctx, st, storage.Join(tl.Dir, name), body); err != nil && !errors.Is(err, storage.ErrExist) {
+			return nil, fmt.Errorf("complete rollback %s of %s: %w", rb, target, err)
+		}
 	}
 	// Only now does the rolled-back instant disappear from the timeline: if we died
 	// earlier, it is still pending and is rolled back again.
 	for _, in := range tl.At(target) {
+		if in.Action == spec.ActionRollback || in.Action == spec.ActionSavepoint || in.Action == spec.ActionRestore || in.Action == spec.ActionClean {
+			continue // another action that happens to share the time is not the target
+		}
 		for s := spec.StateCompleted; s >= spec.StateRequested; s-- {
 			if p, ok := in.File(s); ok {
-				if err := st.Delete(ctx, p); err != nil {
-					return fmt.Errorf("remove rolled-back instant file %s: %w", p, err)
+				if err := st.Delete(ctx, p); err != nil && !errors.Is(err, storage.ErrNotExist) {
+					return nil, fmt.Errorf("remove rolled-back instant file %s: %w", p, err)
 				}
 			}
 		}
@@ -445,7 +550,44 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	_ = st.Delete(ctx, HeartbeatPath(target))
 	removeTempFiles(ctx, st, tl.Dir, string(target)+".")
 	removeTempFiles(ctx, st, HeartbeatDir, string(target))
-	return nil
+	return meta, nil
+}
+
+// rollbackMetadataValue is m as the generic value of the HoodieRollbackMetadata schema.
+func rollbackMetadataValue(m *commitmeta.RollbackMetadata) map[string]any {
+	strs := func(ss []string) []any {
+		out := make([]any, 0, len(ss))
+		for _, s := range ss {
+			out = append(out, s)
+		}
+		return out
+	}
+	sizes := func(m map[string]int64) map[string]any {
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			out[k] = v
+		}
+		return out
+	}
+	partitions := make(map[string]any, len(m.PartitionMetadata))
+	for k, pm := range m.PartitionMetadata {
+		partitions[k] = map[string]any{"partitionPath": pm.PartitionPath, "successDeleteFiles": strs(pm.SuccessDeleteFiles),
+			"failedDeleteFiles": strs(pm.FailedDeleteFiles), "rollbackLogFiles": sizes(pm.RollbackLogFiles),
+			"logFilesFromFailedCommit": sizes(pm.LogFilesFromFailedCommit)}
+	}
+	instants := make([]any, 0, len(m.InstantsRollback))
+	for _, in := range m.InstantsRollback {
+		instants = append(instants, map[string]any{"commitTime": in.CommitTime, "action": in.Action})
+	}
+	return map[string]any{
+		"startRollbackTime": m.StartRollbackTime,
+		"timeTakenInMillis": m.TimeTakenInMillis,
+		"totalFilesDeleted": m.TotalFilesDeleted,
+		"commitsRollback":   strs(m.CommitsRollback),
+		"partitionMetadata": partitions,
+		"version":           m.Version,
+		"instantsRollback":  instants,
+	}
 }
 
 // tidyCompleted removes what a writer killed right after publishing its instant left
@@ -482,13 +624,6 @@ func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string
 			_ = st.Delete(ctx, storage.Join(dir, e.Name))
 		}
 	}
-}
-
-func nonNil(v []any) []any {
-	if v == nil {
-		return []any{}
-	}
-	return v
 }
 
 func encodeContainer(schemaJSON string, v any) ([]byte, error) {

@@ -291,6 +291,21 @@ var (
 		"Enable log compaction.")
 	InlineLogCompact = key("hoodie.log.compaction.inline", Bool, Compaction, "false",
 		"Run log compaction inline.")
+	// Memory of merges (HoodieMemoryConfig). The fractions size Java's spillable map from
+	// the executor heap; a Go process has no heap limit to take a fraction of, so hudi-go
+	// budgets with the byte sizes and accepts the fractions for compatibility.
+	MergeMaxMemory = key("hoodie.memory.merge.max.size", Size, Compaction, "1073741824",
+		"Bytes of decoded log records a read or merge keeps in memory before spilling to disk.")
+	CompactionMaxMemory = noDefault("hoodie.memory.compaction.max.size", Size, Compaction,
+		"Bytes of decoded log records a compaction keeps in memory before spilling; unset = hoodie.memory.merge.max.size.")
+	SpillableMapPath = key("hoodie.memory.spillable.map.path", String, Compaction, "/tmp/",
+		"Directory of the spill files of merges and compactions.")
+	MergeMemoryFraction = key("hoodie.memory.merge.fraction", Double, Compaction, "0.6",
+		"Java: fraction of the executor's user memory for merges. Accepted; hudi-go budgets with hoodie.memory.merge.max.size.")
+	CompactionMemoryFraction = key("hoodie.memory.compaction.fraction", Double, Compaction, "0.6",
+		"Java: fraction of the executor's user memory for compaction. Accepted; hudi-go budgets with hoodie.memory.compaction.max.size.")
+	WriteStatusFailureFraction = key("hoodie.memory.writestatus.failure.fraction", Double, Compaction, "0.1",
+		"Java: fraction of failed records whose exceptions are reported to the driver. Accepted; hudi-go fails the write on the first error.")
 )
 
 // §6 Cleaning.
@@ -393,6 +408,17 @@ var (
 		"Roll back pending clustering when an update conflicts with it.")
 	LayoutOptimizeStrategy = key("hoodie.layout.optimize.strategy", Enum, Clustering, "LINEAR",
 		"Record ordering used by clustering.").enum("LINEAR", "ZORDER", "HILBERT")
+	// Keys below are not in defaults-0.14.md; defaults come from Java's HoodieClusteringConfig.
+	ClusteringPreserveCommitMetadata = key("hoodie.clustering.preserve.commit.metadata", Bool, Clustering, "true",
+		"Clustered rows keep their _hoodie_commit_time and _hoodie_commit_seqno (0.9.0; default true since 0.11). UNVERIFIED against the 0.14.1 docs.")
+	ClusteringBeginPartition = noDefault("hoodie.clustering.plan.strategy.cluster.begin.partition", String, Clustering,
+		"SELECTED_PARTITIONS: first partition (inclusive) a clustering plan considers.")
+	ClusteringEndPartition = noDefault("hoodie.clustering.plan.strategy.cluster.end.partition", String, Clustering,
+		"SELECTED_PARTITIONS: last partition (inclusive) a clustering plan considers.")
+	ClusteringPartitionRegexPattern = noDefault("hoodie.clustering.plan.strategy.partition.regex.pattern", String, Clustering,
+		"Only partitions whose whole path matches this regular expression are clustered.")
+	ClusteringPartitionSelected = noDefault("hoodie.clustering.plan.strategy.partition.selected", String, Clustering,
+		"Comma-separated partitions to cluster instead of listing the table.")
 )
 
 // §9 Metadata table.
@@ -592,7 +618,8 @@ func registered() []Key {
 		InlineCompactTriggerStrategy, CompactionStrategy, TargetIOPerCompactionInMB, CompactionPayloadClass,
 		CompactionLazyBlockRead, CompactionReverseLogRead, TargetPartitionsPerDayBasedCompaction,
 		CompactionLogFileNumThreshold, CompactionLogFileSizeThreshold, AsyncCompactEnable, LogCompactionEnable,
-		InlineLogCompact,
+		InlineLogCompact, MergeMaxMemory, CompactionMaxMemory, SpillableMapPath, MergeMemoryFraction,
+		CompactionMemoryFraction, WriteStatusFailureFraction,
 		// §6
 		AutoClean, AsyncClean, CleanerPolicy, CleanerCommitsRetained, CleanerFileVersionsRetained,
 		CleanerHoursRetained, FailedWritesCleanerPolicy, CleanMaxCommits, CleanTriggerStrategy,
@@ -607,6 +634,8 @@ func registered() []Key {
 		ClusteringTargetFileMaxBytes, ClusteringSortColumns, ClusteringPlanPartitionFilterMode,
 		ClusteringTargetPartitions, ClusteringSkipPartitionsFromLatest, ClusteringSingleGroupEnabled,
 		ClusteringUpdatesStrategy, RollbackPendingClustering, LayoutOptimizeStrategy,
+		ClusteringPreserveCommitMetadata, ClusteringBeginPartition, ClusteringEndPartition,
+		ClusteringPartitionRegexPattern, ClusteringPartitionSelected,
 		// §9
 		MetadataEnable, MetadataIndexBloomFilterEnable, MetadataIndexColumnStatsEnable, RecordIndexEnable,
 		MetadataCompactDeltaCommits, MetadataAutoInitialize, MetadataIndexAsync, MetadataMaxLogFileSize,

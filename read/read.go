@@ -103,9 +103,21 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		s.opts = opts
 	}
 	if asOf != "" {
+		what := "time travel to"
+		if opts.Incremental {
+			what = "incremental query ending at"
+		}
+		if err := checkRetained(ctx, t, asOf, what); err != nil {
+			return nil, err
+		}
 		if data := t.Timeline.DataInstants(); len(data) == 0 || asOf.Less(data[0].Time) {
-			// Before the first commit the table is empty.
-			s.empty = true
+			// Before the first commit the table is empty — unless archived commits are at or
+			// before asOf: their files, older than the active timeline, are visible.
+			archived, err := archivedDataAtOrBefore(ctx, t, asOf)
+			if err != nil {
+				return nil, err
+			}
+			s.empty = !archived
 		}
 	}
 
@@ -464,4 +476,20 @@ func (s *Scan) finish(ctx context.Context, rec arrow.Record) (arrow.Record, erro
 	out := array.NewRecord(s.schema, cols, rec.NumRows())
 	rec.Release()
 	return out, nil
+}
+
+// archivedDataAtOrBefore reports whether the archived timeline holds a completed data
+// instant at or before asOf.
+func archivedDataAtOrBefore(ctx context.Context, t *table.Table, asOf spec.InstantTime) (bool, error) {
+	archived, err := t.Archived(ctx)
+	if err != nil {
+		return false, fmt.Errorf("time travel to %s: archived timeline: %w", asOf, err)
+	}
+	for _, a := range archived {
+		in := a.Instant
+		if in.IsCompleted() && in.Action.IsDataAction() && !asOf.Less(in.Time) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -582,6 +582,12 @@ func runModel(t *testing.T, c modelConfig) {
 	for i := 0; i < c.steps; i++ {
 		st := g.next(i == 0)
 		settings := map[string]string{"hoodie.index.type": c.index, "hoodie.datasource.write.payload.class": c.payload}
+		// The model time-travels to every step, and a clean (10 commits retained) and
+		// archival run after every write by default: retain them all (archival must keep
+		// more instants than the cleaner retains).
+		settings["hoodie.cleaner.commits.retained"] = "100"
+		settings["hoodie.keep.min.commits"] = "110"
+		settings["hoodie.keep.max.commits"] = "120"
 		if c.smallOff {
 			settings["hoodie.parquet.small.file.limit"] = "0"
 		}

@@ -129,6 +129,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	if err := w.guardPendingClustering(ctx, pl); err != nil {
+		return nil, err
+	}
 
 	action := spec.ActionCommit
 	if w.mor {

@@ -1,18 +1,77 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hudi-go/hudi"
 )
 
-// newArchiveCmd is a placeholder until the service lands.
 func newArchiveCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var dryRun bool
+	var format string
+	var sets []string
+	cmd := &cobra.Command{
 		Use:   "archive TABLE",
-		Short: "Archive old instants (not implemented yet)",
+		Short: "Move old instants from the active timeline to the archived timeline",
+		Long: `Archive old instants of a table (table version 6), as Hudi 0.14 does.
+
+Completed commits are archived once there are more than hoodie.keep.max.commits (30) of
+them, oldest first, until hoodie.keep.min.commits (20) remain; nothing at or after the
+oldest pending write, the first savepoint, or a replacecommit the last clean has not
+passed is archived. Completed cleans and rollbacks are bounded the same way. Archived
+instants go to .hoodie/archived/.commits_.archive.<N>_1-0-1 and are then removed from
+.hoodie/; "hudi timeline --archived" lists them. --dry-run lists what would be archived.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return fmt.Errorf("%s is not implemented yet", cmd.Name())
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
+			t, err := hudi.Open(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			res, err := t.Archive(cmd.Context(), hudi.ArchiveOptions{DryRun: dryRun, Settings: settings, Logger: e.logger})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				b, err := json.Marshal(res)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, string(b))
+				return nil
+			}
+			verb := "archived"
+			if res.DryRun {
+				verb = "would archive"
+			}
+			if len(res.InstantsArchived) == 0 {
+				fmt.Fprintln(e.stdout, res.Message)
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "%s %d instants", verb, len(res.InstantsArchived))
+			if res.ArchiveFile != "" {
+				fmt.Fprintf(e.stdout, " to %s (%d bytes)", res.ArchiveFile, res.Bytes)
+			}
+			fmt.Fprintln(e.stdout)
+			for _, in := range res.InstantsArchived {
+				fmt.Fprintf(e.stdout, "  %s %s (%s)\n", in.Instant, in.Action, strings.Join(in.States, ", "))
+			}
+			return nil
 		},
 	}
+	f := cmd.Flags()
+	f.BoolVar(&dryRun, "dry-run", false, "list the instants that would be archived; change nothing")
+	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
+	return cmd
 }

@@ -1,18 +1,74 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hudi-go/hudi"
 )
 
-// newSavepointCmd is a placeholder until the service lands.
 func newSavepointCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var format, user, comment string
+	cmd := &cobra.Command{
 		Use:   "savepoint TABLE create|delete|restore INSTANT",
-		Short: "Savepoints (not implemented yet)",
+		Short: "Create or delete a savepoint, or restore the table to one (table version 6)",
+		Long: `create savepoints a completed commit: its latest file slices are recorded in
+<instant>.savepoint and the cleaner keeps them. delete removes the savepoint. restore rolls
+back every commit, deltacommit, replacecommit and compaction after the savepoint (newest
+first, pending ones too) under one restore instant; reads then return the table as of
+the savepoint.`,
+		Args: exactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return fmt.Errorf("%s is not implemented yet", cmd.Name())
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
+			var op hudi.SavepointOp
+			switch args[1] {
+			case "create":
+				op = hudi.SavepointCreate
+			case "delete":
+				op = hudi.SavepointDelete
+			case "restore":
+				op = hudi.SavepointRestore
+			default:
+				return usagef("savepoint operation %q: want create, delete or restore", args[1])
+			}
+			if !isInstant(args[2]) {
+				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[2])
+			}
+			t, err := hudi.Open(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			res, err := t.Savepoint(cmd.Context(), op, args[2], hudi.SavepointOptions{User: user, Comment: comment, Logger: e.logger})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				b, err := json.Marshal(res)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, string(b))
+				return nil
+			}
+			switch op {
+			case hudi.SavepointCreate:
+				fmt.Fprintf(e.stdout, "savepoint %s created: %d files in %d partitions\n", res.Savepoint, res.Files, res.Partitions)
+			case hudi.SavepointDelete:
+				fmt.Fprintf(e.stdout, "savepoint %s deleted\n", res.Savepoint)
+			default:
+				fmt.Fprintf(e.stdout, "restored to savepoint %s: restore %s rolled back %d instants, %d files deleted\n",
+					res.Savepoint, res.Instant, len(res.InstantsRolledBack), res.FilesDeleted)
+			}
+			return nil
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&user, "user", "", "savepointedBy of a new savepoint (default \"default\")")
+	f.StringVar(&comment, "comment", "", "comments of a new savepoint (default \"default\")")
+	return cmd
 }

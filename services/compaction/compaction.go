@@ -67,6 +67,11 @@ type Options struct {
 	// Write carries the Parquet and bloom settings of the new base files; its
 	// TimelineZone, Now, Logger and Mem are used too.
 	Write write.Options
+	// MaxLogMemory bounds the decoded log records of one file slice held in memory
+	// (hoodie.memory.compaction.max.size); beyond it they spill to SpillDir
+	// (hoodie.memory.spillable.map.path). 0 = filegroup's default (1 GB).
+	MaxLogMemory int64
+	SpillDir     string
 }
 
 func (o Options) withDefaults() Options {
@@ -162,6 +167,27 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 		}
 		for _, op := range p.Operations {
 			pending[op.PartitionPath+"/"+op.FileID] = true
+		}
+	}
+	// File groups a pending clustering rewrites are left alone too, as Java's compaction
+	// planner does: the clustering replaces them.
+	clusterings, err := commit.PendingClustering(ctx, st, t.Timeline)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, in := range clusterings {
+		b, err := t.Timeline.ReadRequested(ctx, st, in)
+		if err != nil {
+			return "", nil, err
+		}
+		m, err := commitmeta.DecodeRequestedReplace(b)
+		if err != nil {
+			return "", nil, fmt.Errorf("clustering plan %s: %w", in.Time, err)
+		}
+		for p, ids := range m.InputFileIDs() {
+			for _, id := range ids {
+				pending[p+"/"+id] = true
+			}
 		}
 	}
 	listing, err := t.List(ctx)
@@ -382,6 +408,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		Committed:           vis.Committed,
 		Mem:                 o.Write.Mem,
 		Logger:              o.Write.Logger,
+		MaxLogMemory:        o.MaxLogMemory,
+		SpillDir:            o.SpillDir,
 	}
 	listing, err := t.List(ctx)
 	if err != nil {

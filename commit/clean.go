@@ -1,0 +1,153 @@
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/timeline"
+)
+
+// Clean instants move requested → inflight → completed like Java's CleanActionExecutor:
+// <T>.clean.requested holds the plan, <T>.clean.inflight holds the same plan again (Java's
+// transitionCleanRequestedToInflight is given the serialized plan), and <T>.clean holds
+// the clean metadata. A clean takes no heartbeat: deleting the planned files is
+// idempotent, so two cleaners finishing the same plan do no harm, and the first completed
+// file wins.
+
+// RequestClean schedules a clean: it allocates an instant strictly greater than every
+// instant on tl and creates <T>.clean.requested holding the Avro plan (create-if-absent, so
+// two schedulers never share an instant).
+func RequestClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	for attempt := 0; ; attempt++ {
+		inst := NewInstantTime(tl, now(), loc)
+		if attempt > 0 {
+			lt, _ := inst.Time(loc)
+			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
+		}
+		name := spec.InstantFileName{Instant: inst, Action: spec.ActionClean, State: spec.StateRequested}.FileName(tl.Layout)
+		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
+		if err == nil {
+			return inst, nil
+		}
+		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
+			return "", fmt.Errorf("request clean %s: %w", inst, err)
+		}
+	}
+}
+
+// BeginClean marks the pending clean instant inflight, writing the plan into
+// <T>.clean.inflight. An inflight file left by an interrupted run is kept as it is.
+func BeginClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, plan []byte) error {
+	if in.Action != spec.ActionClean || in.IsCompleted() {
+		return fmt.Errorf("instant %s %s is not a pending clean", in.Time, in.Action)
+	}
+	if _, ok := in.File(spec.StateInflight); ok {
+		return nil
+	}
+	name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionClean, State: spec.StateInflight}.FileName(tl.Layout)
+	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan); err != nil && !errors.Is(err, storage.ErrExist) {
+		return fmt.Errorf("mark clean %s inflight: %w", in.Time, err)
+	}
+	return nil
+}
+
+// CompleteClean publishes the clean: writing <T>.clean with the Avro clean metadata is its
+// commit point. A completed file already there (another cleaner finished the same plan)
+// is not an error.
+func CompleteClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, instant spec.InstantTime, meta []byte) error {
+	name := spec.InstantFileName{Instant: instant, Action: spec.ActionClean, State: spec.StateCompleted}.FileName(tl.Layout)
+	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), meta); err != nil && !errors.Is(err, storage.ErrExist) {
+		return fmt.Errorf("complete clean %s: %w", instant, err)
+	}
+	return nil
+}
+
+// RemoveEmptyClean deletes the files of a pending clean whose plan file is empty: Java
+// does the same (deleteEmptyInstantIfExists) because such an instant has nothing to run.
+func RemoveEmptyClean(ctx context.Context, st storage.Storage, in timeline.Instant) error {
+	for s := spec.StateInflight; s >= spec.StateRequested; s-- {
+		if p, ok := in.File(s); ok {
+			if err := st.Delete(ctx, p); err != nil {
+				return fmt.Errorf("remove empty clean instant file %s: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// RollbackExpiredWrites is the cleaner's half of Hudi's LAZY failed-writes policy: it rolls
+// back every pending data write whose heartbeat has expired, and leaves pending writes
+// with a live heartbeat alone (their writers are running). Unlike RollbackFailedWrites
+// (EAGER) a live writer is not an error. Pending compactions and clusterings are plans of
+// table services, not failed writes, and stay. Interrupted rollbacks are finished first.
+func RollbackExpiredWrites(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	var expired []timeline.Instant
+	for _, in := range tl.Instants {
+		if in.IsCompleted() || !isWriteAction(in) {
+			continue
+		}
+		if in.Action == spec.ActionReplaceCommit {
+			clustering, err := isClusteringPlan(ctx, st, tl, in)
+			if err != nil {
+				return nil, err
+			}
+			if clustering {
+				continue
+			}
+		}
+		alive, err := HeartbeatAlive(ctx, st, in.Time, o.Now(), o.Heartbeat)
+		if err != nil {
+			return nil, err
+		}
+		if !alive {
+			expired = append(expired, in)
+		}
+	}
+	// Only expired writes are handed to the EAGER routine, through a timeline that holds
+	// no other pending write, so a live writer is never reached.
+	names := []string{}
+	skip := map[spec.InstantTime]bool{}
+	for _, in := range tl.Instants {
+		if !in.IsCompleted() && isWriteAction(in) {
+			skip[in.Time] = true
+		}
+	}
+	for _, in := range expired {
+		skip[in.Time] = false
+	}
+	for _, in := range tl.Instants {
+		if skip[in.Time] && !in.IsCompleted() && isWriteAction(in) {
+			continue
+		}
+		for s := spec.StateRequested; s <= spec.StateCompleted; s++ {
+			if p, ok := in.File(s); ok {
+				names = append(names, p[len(tl.Dir)+1:])
+			}
+		}
+	}
+	// NewInstantTime must still exceed every instant, live ones included.
+	if n := len(tl.Instants); n > 0 {
+		last := tl.Instants[n-1]
+		if skip[last.Time] {
+			names = append(names, spec.InstantFileName{Instant: last.Time, Action: spec.ActionClean, State: spec.StateCompleted}.FileName(tl.Layout))
+		}
+	}
+	filtered := timeline.FromFileNames(tl.Layout, tl.Dir, names)
+	return RollbackFailedWrites(ctx, st, filtered, o)
+}

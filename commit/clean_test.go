@@ -1,0 +1,111 @@
+package commit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage/local"
+)
+
+func TestCleanTransitions(t *testing.T) {
+	ctx := context.Background()
+	dir := newTable(t)
+	st := local.New(dir)
+	now := func() time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC) }
+	plan := []byte("plan bytes")
+	inst, err := RequestClean(ctx, st, load(t, dir), plan, now, time.UTC)
+	if err != nil || inst != "20250101000000000" {
+		t.Fatalf("request: %q %v", inst, err)
+	}
+	in := load(t, dir).At(inst)[0]
+	if in.Action != spec.ActionClean || in.State != spec.StateRequested {
+		t.Fatalf("instant %+v", in)
+	}
+	if err := BeginClean(ctx, st, load(t, dir), in, plan); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".hoodie", string(inst)+".clean.inflight")); string(b) != "plan bytes" {
+		t.Errorf("inflight holds %q, want the plan", b)
+	}
+	// Idempotent: a rerun keeps the inflight file and may complete twice.
+	in = load(t, dir).At(inst)[0]
+	if err := BeginClean(ctx, st, load(t, dir), in, []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := CompleteClean(ctx, st, load(t, dir), inst, []byte("meta")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if in := load(t, dir).At(inst)[0]; !in.IsCompleted() {
+		t.Errorf("not completed: %+v", in)
+	}
+	if err := BeginClean(ctx, st, load(t, dir), load(t, dir).At(inst)[0], plan); err == nil {
+		t.Error("BeginClean of a completed clean accepted")
+	}
+	// The next clean's instant is later even with the same clock.
+	if next, err := RequestClean(ctx, st, load(t, dir), nil, now, time.UTC); err != nil || next <= inst {
+		t.Fatalf("second request: %q %v", next, err)
+	} else if err := RemoveEmptyClean(ctx, st, load(t, dir).At(next)[0]); err != nil || len(load(t, dir).At(next)) != 0 {
+		t.Errorf("empty clean not removed: %v", err)
+	}
+}
+
+// TestRollbackExpiredWrites: the LAZY policy rolls back writes whose heartbeat expired and
+// leaves a running writer alone, without failing.
+func TestRollbackExpiredWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := newTable(t)
+	st := local.New(dir)
+	clock := time.Now().UTC()
+	now := func() time.Time { return clock }
+	hb := HeartbeatOptions{Interval: time.Minute, TolerableMisses: 2}
+	empty := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}}
+
+	dead, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.Close()
+	deadFile := "f1-0_0-0-0_" + string(dead.Instant) + ".parquet"
+	os.WriteFile(filepath.Join(dir, deadFile), []byte("x"), 0o644)
+	// The dead writer's heartbeat is from long ago; a live writer starts now.
+	old := clock.Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, HeartbeatPath(dead.Instant)), old, old)
+	clock = clock.Add(time.Second)
+	live, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	liveFile := "f2-0_0-0-0_" + string(live.Instant) + ".parquet"
+	os.WriteFile(filepath.Join(dir, liveFile), []byte("x"), 0o644)
+
+	rolled, err := RollbackExpiredWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rolled) != 1 || rolled[0] != dead.Instant {
+		t.Fatalf("rolled back %v, want [%s]", rolled, dead.Instant)
+	}
+	if _, err := os.Stat(filepath.Join(dir, deadFile)); !os.IsNotExist(err) {
+		t.Errorf("dead writer's file survived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, liveFile)); err != nil {
+		t.Errorf("live writer's file deleted: %v", err)
+	}
+	tl := load(t, dir)
+	if len(tl.At(dead.Instant)) != 0 || len(tl.At(live.Instant)) != 1 {
+		t.Errorf("timeline after lazy rollback: %+v", tl.Instants)
+	}
+	for _, in := range tl.Instants {
+		if in.Action == spec.ActionRollback && in.Time.Less(live.Instant) {
+			t.Errorf("rollback instant %s is not after every instant (live %s)", in.Time, live.Instant)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package commit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/timeline"
+)
+
+// RequestClustering schedules a clustering: it allocates an instant strictly greater than
+// every instant on tl and creates <C>.replacecommit.requested holding the Avro
+// HoodieRequestedReplaceMetadata (operationType CLUSTER), create-if-absent so that two
+// schedulers never share an instant. Table version 6 has no clustering action: Java 0.14
+// names the instant a replacecommit from request to completion.
+func RequestClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	for attempt := 0; ; attempt++ {
+		inst := NewInstantTime(tl, now(), loc)
+		if attempt > 0 {
+			lt, _ := inst.Time(loc)
+			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
+		}
+		name := spec.InstantFileName{Instant: inst, Action: spec.ActionReplaceCommit, State: spec.StateRequested}.FileName(tl.Layout)
+		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
+		if err == nil {
+			return inst, nil
+		}
+		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
+			return "", fmt.Errorf("request clustering %s: %w", inst, err)
+		}
+	}
+}
+
+// PendingClustering reports the pending replacecommits of tl that are clustering plans
+// (operationType CLUSTER), oldest first. Insert-overwrite replacecommits are not listed.
+func PendingClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline) ([]timeline.Instant, error) {
+	var out []timeline.Instant
+	for _, in := range tl.Instants {
+		if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
+			continue
+		}
+		ok, err := isClusteringPlan(ctx, st, tl, in)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// BeginClustering starts executing the pending clustering instant in: it takes the
+// instant's heartbeat (refusing with ErrWriterAlive while another executor's is live),
+// creates the inflight file — empty, as Java 0.14's executeClustering transitions the
+// requested replacecommit with no content — and returns a Txn whose Complete publishes
+// <C>.replacecommit. An inflight file left by a killed run must be rolled back first
+// (RollbackInflightClustering).
+func BeginClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, now Clock, hb HeartbeatOptions) (*Txn, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
+		return nil, fmt.Errorf("instant %s %s is not a pending clustering", in.Time, in.Action)
+	}
+	if _, ok := in.File(spec.StateInflight); ok {
+		return nil, fmt.Errorf("clustering %s is inflight from an earlier run: roll it back first", in.Time)
+	}
+	alive, err := HeartbeatAlive(ctx, st, in.Time, now(), hb.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	if alive {
+		return nil, fmt.Errorf("clustering %s: %w", in.Time, ErrWriterAlive)
+	}
+	_ = st.Delete(ctx, HeartbeatPath(in.Time))
+	hbt, err := StartHeartbeat(ctx, st, in.Time, hb)
+	if err != nil {
+		return nil, err
+	}
+	name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionReplaceCommit, State: spec.StateInflight}.FileName(tl.Layout)
+	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), nil); err != nil {
+		hbt.Stop()
+		return nil, fmt.Errorf("mark clustering %s inflight: %w", in.Time, err)
+	}
+	return &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: in.Time, Action: spec.ActionReplaceCommit, heartbeat: hbt}, nil
+}
+
+// RollbackInflightClustering undoes a clustering run that died after going inflight, the
+// way Java 0.14 does before re-executing a pending clustering (HoodieTable's
+// rollbackInflightClustering): a rollback instant deletes the files the run wrote (found
+// by its markers and by the instant in file names) and records HoodieRollbackMetadata,
+// then the inflight file is removed. The requested plan stays, so the clustering is
+// executed again from the start. It refuses with ErrWriterAlive while the run's heartbeat
+// is live. It returns the rollback instant ("" when in was not inflight).
+func RollbackInflightClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, o RollbackOptions) (spec.InstantTime, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	inflight, ok := in.File(spec.StateInflight)
+	if !ok || in.IsCompleted() {
+		return "", nil
+	}
+	alive, err := HeartbeatAlive(ctx, st, in.Time, o.Now(), o.Heartbeat)
+	if err != nil {
+		return "", err
+	}
+	if alive {
+		return "", fmt.Errorf("clustering %s has a live heartbeat (%s): %w", in.Time, HeartbeatPath(in.Time), ErrWriterAlive)
+	}
+	// executeRollback removes the target's timeline files it is shown; showing it only
+	// the inflight file keeps the requested plan, which is what Java's
+	// revertInstantFromInflightToRequested leaves behind.
+	var names []string
+	for _, n := range instantFileNames(tl) {
+		if n != requestedName(tl, in) {
+			names = append(names, n)
+		}
+	}
+	view := timeline.FromFileNames(tl.Layout, tl.Dir, names)
+	rb := NewInstantTime(tl, o.Now(), o.Location)
+	if err := executeRollback(ctx, st, view, rb, in.Time, spec.ActionReplaceCommit, o, true); err != nil {
+		return "", fmt.Errorf("roll back inflight clustering %s: %w", in.Time, err)
+	}
+	// executeRollback deleted the inflight file; make sure even when the view lost it.
+	if err := st.Delete(ctx, inflight); err != nil && !errors.Is(err, storage.ErrNotExist) {
+		return rb, fmt.Errorf("revert clustering %s to requested: %w", in.Time, err)
+	}
+	return rb, nil
+}
+
+func requestedName(tl *timeline.Timeline, in timeline.Instant) string {
+	return spec.InstantFileName{Instant: in.Time, Action: in.Action, State: spec.StateRequested}.FileName(tl.Layout)
+}

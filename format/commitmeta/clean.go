@@ -1,0 +1,205 @@
+package commitmeta
+
+import (
+	"fmt"
+
+	"github.com/hudi-go/hudi/internal/avro"
+)
+
+// The clean timeline files of table version 6: <T>.clean.requested and <T>.clean.inflight
+// hold a HoodieCleanerPlan, <T>.clean a HoodieCleanMetadata, each an Avro object container
+// with the writer schema embedded.
+//
+// The schemas below are the Hudi 0.14 forms of hudi-common/src/main/avro/HoodieCleanerPlan.avsc
+// and HoodieCleanMetadata.avsc (+ HoodieActionInstant, HoodieCleanFileInfo,
+// HoodieCleanPartitionMetadata inlined, because a container must carry every named type),
+// spelled the way Java's generated classes print them ("avro.java.string" on strings).
+// UNVERIFIED which of the avsc revisions 0.14.1 shipped: apache/hudi history has a plan
+// without lastCompletedCommitTimestamp (pre-0.12), one with it, and one with extraMetadata
+// (1.x, savepointed_timestamps for incremental cleaning); the metadata likewise gained
+// extraMetadata and a leading policy field later. We write the middle revision. Java
+// resolves the embedded writer schema against its own by field name, and every field
+// added later has a default, so any of these Java versions reads what we write.
+const (
+	cleanerPlanSchema = `{"type":"record","name":"HoodieCleanerPlan","namespace":"org.apache.hudi.avro.model","fields":[` +
+		`{"name":"earliestInstantToRetain","type":["null",{"type":"record","name":"HoodieActionInstant","fields":[` +
+		`{"name":"timestamp","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"action","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"state","type":{"type":"string","avro.java.string":"String"}}]}],"default":null},` +
+		`{"name":"lastCompletedCommitTimestamp","type":{"type":"string","avro.java.string":"String"},"default":""},` +
+		`{"name":"policy","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"filesToBeDeletedPerPartition","type":["null",{"type":"map","values":{"type":"array","items":{"type":"string","avro.java.string":"String"}},"avro.java.string":"String"}],"default":null},` +
+		`{"name":"version","type":["int","null"],"default":1},` +
+		`{"name":"filePathsToBeDeletedPerPartition","type":["null",{"type":"map","values":{"type":"array","items":{"type":"record","name":"HoodieCleanFileInfo","fields":[` +
+		`{"name":"filePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},` +
+		`{"name":"isBootstrapBaseFile","type":["null","boolean"],"default":null}]}},"avro.java.string":"String"}],"doc":"This field replaces the field filesToBeDeletedPerPartition","default":null},` +
+		`{"name":"partitionsToBeDeleted","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"doc":"partitions to be deleted","default":null}]}`
+
+	cleanMetadataSchema = `{"type":"record","name":"HoodieCleanMetadata","namespace":"org.apache.hudi.avro.model","fields":[` +
+		`{"name":"startCleanTime","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"timeTakenInMillis","type":"long"},` +
+		`{"name":"totalFilesDeleted","type":"int"},` +
+		`{"name":"earliestCommitToRetain","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"lastCompletedCommitTimestamp","type":{"type":"string","avro.java.string":"String"},"default":""},` +
+		`{"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieCleanPartitionMetadata","fields":[` +
+		`{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"policy","type":{"type":"string","avro.java.string":"String"}},` +
+		`{"name":"deletePathPatterns","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
+		`{"name":"successDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
+		`{"name":"failedDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
+		`{"name":"isPartitionDeleted","type":["null","boolean"],"default":null}]},"avro.java.string":"String"}},` +
+		`{"name":"version","type":["int","null"],"default":1},` +
+		`{"name":"bootstrapPartitionMetadata","type":["null",{"type":"map","values":"HoodieCleanPartitionMetadata","avro.java.string":"String"}],"default":null}]}`
+)
+
+// Versions Java 0.14 writes (CleanPlanner.LATEST_CLEAN_PLAN_VERSION,
+// CleanerUtils.LATEST_CLEAN_METADATA_VERSION).
+const (
+	CleanPlanVersion     = 2
+	CleanMetadataVersion = 2
+)
+
+// ActionInstant is HoodieActionInstant: an instant with its action and state name as Java
+// spells them ("COMPLETED").
+type ActionInstant struct {
+	Timestamp string
+	Action    string
+	State     string
+}
+
+// CleanFileInfo is HoodieCleanFileInfo: one file a clean deletes. Java writes FilePath as
+// a full path or URI ("file:/tmp/t/p/f.parquet", "s3a://b/t/p/f.parquet"); readers use
+// its last element, relative to the plan's partition.
+type CleanFileInfo struct {
+	FilePath            string
+	IsBootstrapBaseFile bool
+}
+
+// CleanerPlan is HoodieCleanerPlan, the content of <T>.clean.requested and
+// <T>.clean.inflight.
+type CleanerPlan struct {
+	// EarliestInstantToRetain is nil when the policy retains no instant window
+	// (KEEP_LATEST_FILE_VERSIONS).
+	EarliestInstantToRetain      *ActionInstant
+	LastCompletedCommitTimestamp string
+	Policy                       string
+	// FilesToBeDeletedPerPartition is the version-1 field (file names per partition).
+	FilesToBeDeletedPerPartition map[string][]string
+	Version                      int32
+	// FilePathsToBeDeletedPerPartition is keyed by partition path ("" when
+	// non-partitioned).
+	FilePathsToBeDeletedPerPartition map[string][]CleanFileInfo
+	PartitionsToBeDeleted            []string
+}
+
+// EncodeCleanerPlan encodes a plan as Java writes clean.requested (and clean.inflight).
+func EncodeCleanerPlan(p *CleanerPlan) ([]byte, error) {
+	var earliest any
+	if e := p.EarliestInstantToRetain; e != nil {
+		earliest = map[string]any{"timestamp": e.Timestamp, "action": e.Action, "state": e.State}
+	}
+	old := map[string]any{}
+	for k, v := range p.FilesToBeDeletedPerPartition {
+		old[k] = avroStrings(v)
+	}
+	files := map[string]any{}
+	for k, infos := range p.FilePathsToBeDeletedPerPartition {
+		list := make([]any, 0, len(infos))
+		for _, f := range infos {
+			list = append(list, map[string]any{"filePath": f.FilePath, "isBootstrapBaseFile": f.IsBootstrapBaseFile})
+		}
+		files[k] = list
+	}
+	v := map[string]any{
+		"earliestInstantToRetain":          earliest,
+		"lastCompletedCommitTimestamp":     p.LastCompletedCommitTimestamp,
+		"policy":                           p.Policy,
+		"filesToBeDeletedPerPartition":     old,
+		"version":                          p.Version,
+		"filePathsToBeDeletedPerPartition": files,
+		"partitionsToBeDeleted":            avroStrings(p.PartitionsToBeDeleted),
+	}
+	return encodeContainer(cleanerPlanSchema, v, "cleaner plan")
+}
+
+// DecodeCleanerPlan decodes clean.requested or clean.inflight. Empty input is an error
+// (ErrEmpty): Java deletes empty pending clean files instead of reading them.
+func DecodeCleanerPlan(data []byte) (*CleanerPlan, error) {
+	p := &CleanerPlan{}
+	err := decodeInto(data, "cleaner plan", false, func(r rec) {
+		if e, ok := r.record("earliestInstantToRetain"); ok {
+			p.EarliestInstantToRetain = &ActionInstant{Timestamp: e.str("timestamp"), Action: e.str("action"), State: e.str("state")}
+		}
+		p.LastCompletedCommitTimestamp = r.str("lastCompletedCommitTimestamp")
+		p.Policy = r.str("policy")
+		p.FilesToBeDeletedPerPartition = r.strListMap("filesToBeDeletedPerPartition")
+		p.Version = r.i32("version")
+		if m, ok := r.genericMap("filePathsToBeDeletedPerPartition"); ok {
+			p.FilePathsToBeDeletedPerPartition = make(map[string][]CleanFileInfo, len(m))
+			inner := r.child(m, joinPath(r.path, "filePathsToBeDeletedPerPartition"))
+			for k := range m {
+				list := []CleanFileInfo{}
+				inner.records(k, func(e rec) {
+					list = append(list, CleanFileInfo{FilePath: e.str("filePath"), IsBootstrapBaseFile: e.boolean("isBootstrapBaseFile")})
+				})
+				p.FilePathsToBeDeletedPerPartition[k] = list
+			}
+		}
+		p.PartitionsToBeDeleted = r.strList("partitionsToBeDeleted")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// EncodeCleanMetadata encodes completed clean metadata as Java writes <T>.clean. Nil slices
+// are written as empty arrays (the fields are not nullable).
+func EncodeCleanMetadata(m *CleanMetadata) ([]byte, error) {
+	parts := func(pm map[string]CleanPartitionMetadata) map[string]any {
+		out := make(map[string]any, len(pm))
+		for k, p := range pm {
+			out[k] = map[string]any{
+				"partitionPath":      p.PartitionPath,
+				"policy":             p.Policy,
+				"deletePathPatterns": avroStrings(p.DeletePathPatterns),
+				"successDeleteFiles": avroStrings(p.SuccessDeleteFiles),
+				"failedDeleteFiles":  avroStrings(p.FailedDeleteFiles),
+				"isPartitionDeleted": p.IsPartitionDeleted,
+			}
+		}
+		return out
+	}
+	v := map[string]any{
+		"startCleanTime":               m.StartCleanTime,
+		"timeTakenInMillis":            m.TimeTakenInMillis,
+		"totalFilesDeleted":            m.TotalFilesDeleted,
+		"earliestCommitToRetain":       m.EarliestCommitToRetain,
+		"lastCompletedCommitTimestamp": m.LastCompletedCommitTimestamp,
+		"partitionMetadata":            parts(m.PartitionMetadata),
+		"version":                      m.Version,
+		"bootstrapPartitionMetadata":   parts(m.BootstrapPartitionMetadata),
+	}
+	return encodeContainer(cleanMetadataSchema, v, "clean metadata")
+}
+
+// avroStrings turns a string slice into an Avro array value (never nil).
+func avroStrings(ss []string) []any {
+	out := make([]any, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, s)
+	}
+	return out
+}
+
+func encodeContainer(schemaJSON string, v any, what string) ([]byte, error) {
+	s, err := avro.Parse(schemaJSON)
+	if err != nil {
+		return nil, fmt.Errorf("%s schema: %w", what, err)
+	}
+	b, err := avro.WriteContainer(s, v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return b, nil
+}

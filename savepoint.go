@@ -1,0 +1,51 @@
+package hudi
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hudi-go/hudi/services/savepoint"
+	"github.com/hudi-go/hudi/table"
+)
+
+// SavepointOp is create, delete or restore.
+type SavepointOp = savepoint.Op
+
+// Savepoint operations.
+const (
+	SavepointCreate  = savepoint.Create
+	SavepointDelete  = savepoint.Delete
+	SavepointRestore = savepoint.Restore
+)
+
+// SavepointOptions configure Savepoint.
+type SavepointOptions struct {
+	// User and Comment are recorded in a new savepoint ("default" when empty).
+	User, Comment string
+	Logger        *slog.Logger
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// SavepointResult summarizes a savepoint operation.
+type SavepointResult = savepoint.Result
+
+// Savepoint creates or deletes the savepoint of a completed commit (17-digit instant), or
+// restores the table to it: every commit, deltacommit, replacecommit and compaction after
+// the savepoint is rolled back under one restore instant, and reads return the table as
+// of the savepoint.
+func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o SavepointOptions) (*SavepointResult, error) {
+	if _, err := savepoint.ParseOp(string(op)); err != nil {
+		return nil, err
+	}
+	in, err := exactInstant(instant)
+	if err != nil {
+		return nil, err
+	}
+	res, err := savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, Now: o.Now, Logger: o.Logger})
+	if fresh, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
+		t.meta = fresh
+	}
+	return res, err
+}
