@@ -7,6 +7,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/spf13/cobra v1.10.2
 	github.com/twmb/avro v1.9.1
+	golang.org/x/term v0.45.0
 )
 
 require (

@@ -1,0 +1,227 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/sql/parser"
+)
+
+// hudiTable is a resolved table: a catalog name or a path, opened.
+type hudiTable struct {
+	db, name string // "" for tables named by path
+	path     string
+	entry    *catalogEntry // nil for tables named by path
+	t        *hudi.Table
+}
+
+// label names the table in messages: db.table, or the path.
+func (h *hudiTable) label() string {
+	if h.name == "" {
+		return h.path
+	}
+	return h.db + "." + h.name
+}
+
+// schema is the table's current schema without meta fields.
+func (h *hudiTable) schema(ctx context.Context) (*arrow.Schema, error) {
+	avro, err := h.t.Meta().SchemaAt(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", h.label(), err)
+	}
+	if avro == "" {
+		return nil, fmt.Errorf("table %s records no schema", h.label())
+	}
+	sc, err := schema.FromAvro(avro)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: schema: %w", h.label(), err)
+	}
+	return schema.WithoutMetaFields(sc), nil
+}
+
+// TableNotFoundError is an unknown table name.
+type TableNotFoundError struct {
+	Database, Table, Warehouse string
+}
+
+func (e *TableNotFoundError) Error() string {
+	return fmt.Sprintf("table %s.%s not found (warehouse %s)", e.Database, e.Table, e.Warehouse)
+}
+
+// splitName returns the database and table of a catalog name.
+func (e *Engine) splitName(n parser.TableName) (db, table string, err error) {
+	switch len(n.Parts) {
+	case 1:
+		return e.database, n.Parts[0], nil
+	case 2:
+		return n.Parts[0], n.Parts[1], nil
+	}
+	return "", "", fmt.Errorf("table name %s: want table or database.table", n)
+}
+
+// notFound words the error for an unknown table.
+func (e *Engine) notFound(db, table string) error {
+	return &TableNotFoundError{Database: strings.ToLower(db), Table: strings.ToLower(table), Warehouse: e.cat.warehouse}
+}
+
+// resolve opens the table a name refers to: by path, or through the catalog.
+func (e *Engine) resolve(ctx context.Context, n parser.TableName) (*hudiTable, error) {
+	if n.Path != "" {
+		t, err := hudi.Open(ctx, n.Path)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", n.Path, err)
+		}
+		return &hudiTable{path: n.Path, t: t}, nil
+	}
+	db, name, err := e.splitName(n)
+	if err != nil {
+		return nil, err
+	}
+	ent, err := e.cat.lookup(db, name)
+	if err != nil {
+		return nil, err
+	}
+	if ent == nil {
+		return nil, e.notFound(db, name)
+	}
+	t, err := hudi.Open(ctx, ent.Path)
+	if err != nil {
+		return nil, fmt.Errorf("table %s.%s at %s: %w", ent.Database, ent.Table, ent.Path, err)
+	}
+	return &hudiTable{db: ent.Database, name: ent.Table, path: ent.Path, entry: ent, t: t}, nil
+}
+
+// binder loads the Hudi tables one statement reads into DuckDB TEMP tables and drops them
+// when the statement ends, so every statement sees the tables as they are when it starts.
+type binder struct {
+	e      *Engine
+	loaded map[string]string // scan key → temp table
+	temps  []string
+}
+
+func newBinder(e *Engine) *binder { return &binder{e: e, loaded: map[string]string{}} }
+
+func (b *binder) close(ctx context.Context) {
+	for _, t := range b.temps {
+		// A failed drop leaves a temp table in the session; it is harmless and named uniquely.
+		_ = b.e.exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+quoteIdent(t))
+	}
+	b.temps = nil
+}
+
+// render turns translated SQL into DuckDB SQL with every Hudi table reference replaced by
+// its temp table. Names that are not Hudi tables (CTEs, DuckDB temp tables, table
+// functions) stay as written.
+func (b *binder) render(ctx context.Context, text parser.SQLText) (string, error) {
+	return text.Render(func(i int, ref parser.TableRef) (string, error) {
+		return b.bindRef(ctx, ref)
+	})
+}
+
+func (b *binder) bindRef(ctx context.Context, ref parser.TableRef) (string, error) {
+	var h *hudiTable
+	var err error
+	if ref.Name.Path != "" {
+		h, err = b.e.resolve(ctx, ref.Name)
+	} else {
+		db, name, serr := b.e.splitName(ref.Name)
+		if serr != nil {
+			return "", serr
+		}
+		ent, lerr := b.e.cat.lookup(db, name)
+		if lerr != nil {
+			return "", lerr
+		}
+		if ent == nil {
+			if ref.AsOf != "" || ref.Changes != nil {
+				return "", b.e.notFound(db, name)
+			}
+			return nameText(ref.Name), nil
+		}
+		h, err = b.e.resolve(ctx, ref.Name)
+	}
+	if err != nil {
+		return "", err
+	}
+	var opts hudi.ScanOptions
+	switch {
+	case ref.Changes != nil:
+		c := ref.Changes
+		if f := strings.ToLower(c.Format); f != "" && f != "latest_state" {
+			return "", fmt.Errorf("hudi_table_changes(%s, %q): only 'latest_state' is supported (CDC queries are not yet)", h.label(), c.Format)
+		}
+		opts.Incremental = true
+		opts.Begin, opts.End = c.Begin, c.End
+		if strings.EqualFold(opts.Begin, "earliest") || opts.Begin == "0" {
+			opts.Begin = ""
+		}
+	case ref.AsOf != "":
+		opts.AsOf = ref.AsOf
+	}
+	return b.load(ctx, h, opts)
+}
+
+// nameText renders a catalog name DuckDB should resolve itself.
+func nameText(n parser.TableName) string {
+	parts := make([]string, len(n.Parts))
+	for i, p := range n.Parts {
+		parts[i] = quoteIdent(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+// load scans a table into a DuckDB temp table (once per statement and scan) and returns
+// the temp table's quoted name.
+func (b *binder) load(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
+	key := fmt.Sprintf("%s|%s|%v|%s|%s", h.path, opts.AsOf, opts.Incremental, opts.Begin, opts.End)
+	if name, ok := b.loaded[key]; ok {
+		return name, nil
+	}
+	scan, err := h.t.Scan(ctx, opts)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", h.label(), err)
+	}
+	file := b.e.tempFile("parquet")
+	defer os.Remove(file)
+	if err := writeScanParquet(ctx, scan, file); err != nil {
+		return "", fmt.Errorf("read %s: %w", h.label(), err)
+	}
+	b.e.seq++
+	name := fmt.Sprintf("__hudi_%d", b.e.seq)
+	q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM read_parquet(%s)", quoteIdent(name), quoteString(file))
+	if err := b.e.exec(ctx, q); err != nil {
+		return "", fmt.Errorf("load %s into DuckDB: %w", h.label(), err)
+	}
+	b.temps = append(b.temps, name)
+	b.loaded[key] = quoteIdent(name)
+	return quoteIdent(name), nil
+}
+
+// writeScanParquet streams a scan into an uncompressed Parquet file (it is read once,
+// right away, by DuckDB: compression would only cost time).
+func writeScanParquet(ctx context.Context, scan *hudi.Scan, file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Uncompressed), parquet.WithDictionaryDefault(false))
+	w, err := pqarrow.NewFileWriter(scan.Schema(), f, props, pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		return err
+	}
+	err = scan.Run(ctx, func(rec arrow.Record) error { return w.WriteBuffered(rec) })
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
