@@ -100,6 +100,10 @@ type WriteOptions struct {
 	Operation string // upsert (default), insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition
 	Settings  map[string]string
 	Logger    *slog.Logger
+	// DeleteMarker names a boolean column of the input that is not a table column: rows
+	// where it is true delete their key (unconditionally), the rest are written by the
+	// operation — an upsert and a delete in one commit, as SQL's MERGE INTO needs.
+	DeleteMarker string
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -143,6 +147,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		BucketHashFields:   cfg.List(config.BucketIndexHashField),
 		Logger:             o.Logger,
 		Now:                o.Now,
+		DeleteMarker:       o.DeleteMarker,
 	}
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
 	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)

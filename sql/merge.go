@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -14,7 +18,7 @@ import (
 // source row pairs with its matching target row (or none), and the first WHEN clause whose
 // kind (MATCHED / NOT MATCHED) and condition fit decides what happens to it. One DuckDB
 // query computes the action and the new row for every pair; updated and inserted rows are
-// then upserted and deleted rows' keys deleted.
+// then upserted and deleted rows' keys deleted, in one commit.
 func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Result, error) {
 	h, err := e.resolve(ctx, s.Target)
 	if err != nil {
@@ -214,24 +218,33 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 		return fail(err)
 	}
 	defer dels.release()
-	// TODO(merge-one-commit): Java commits a MERGE as one upsert whose deleted rows are
-	// empty payloads; the facade has no delete marker that leaves the schema alone, so a
-	// MERGE that both upserts and deletes commits twice (upsert, then delete).
+	// One commit, as Java's MERGE (ExpressionPayload) makes: updated and inserted rows are
+	// upserted and deleted rows, flagged by a marker column the writer strips, delete
+	// their keys — so a failed MERGE changes nothing.
 	var results []*hudi.WriteResult
-	if ups.n > 0 {
+	switch {
+	case dels.n == 0:
 		res, err := e.commit(ctx, h, ups, opUpsert, nil)
 		if err != nil {
 			return fail(err)
 		}
 		results = append(results, res)
-	}
-	if dels.n > 0 {
+	case ups.n == 0:
 		res, err := e.commit(ctx, h, dels, opDelete, nil)
 		if err != nil {
-			if len(results) > 0 {
-				return fail(fmt.Errorf("the upsert %s is committed but the delete failed: %w", results[0].Instant, err))
-			}
 			return fail(err)
+		}
+		results = append(results, res)
+	default:
+		marked, err := withDeleteMarker(ups, dels)
+		if err != nil {
+			return fail(err)
+		}
+		defer marked.release()
+		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil),
+			Logger: e.logger, Now: e.o.Now, DeleteMarker: deleteMarker})
+		if err != nil {
+			return fail(fmt.Errorf("write %s: %w", h.label(), err))
 		}
 		results = append(results, res)
 	}
@@ -430,4 +443,30 @@ func splitIdent(expr string) []string {
 		expr = strings.TrimSpace(expr[1:])
 	}
 	return parts
+}
+
+// deleteMarker is the input column that tells the writer which MERGE rows delete their key.
+const deleteMarker = "__hudi_merge_delete"
+
+// withDeleteMarker appends the marker column to every batch: false for ups, true for dels.
+func withDeleteMarker(ups, dels *rowSet) (*rowSet, error) {
+	out := &rowSet{n: ups.n + dels.n}
+	add := func(rs *rowSet, del bool) {
+		for _, b := range rs.batches {
+			mb := array.NewBooleanBuilder(memory.DefaultAllocator)
+			mb.Reserve(int(b.NumRows()))
+			for i := 0; i < int(b.NumRows()); i++ {
+				mb.UnsafeAppend(del)
+			}
+			col := mb.NewArray()
+			mb.Release()
+			fields := append(append([]arrow.Field{}, b.Schema().Fields()...), arrow.Field{Name: deleteMarker, Type: arrow.FixedWidthTypes.Boolean})
+			cols := append(append([]arrow.Array{}, b.Columns()...), col)
+			out.batches = append(out.batches, array.NewRecord(arrow.NewSchema(fields, nil), cols, b.NumRows()))
+			col.Release()
+		}
+	}
+	add(ups, false)
+	add(dels, true)
+	return out, nil
 }

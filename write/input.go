@@ -59,7 +59,7 @@ const isDeletedField = "_hoodie_is_deleted"
 // partition path and ordering value. Meta columns in the input are ignored (the
 // conformed schema has none).
 func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
-	gen *keygen.Generator, orderingField string) (*inputSet, error) {
+	gen *keygen.Generator, orderingField string, deletes [][]bool) (*inputSet, error) {
 	in := &inputSet{schema: writeSchema, ordIdx: -1}
 	if orderingField != "" {
 		in.ordIdx = schema.FieldIndex(writeSchema, orderingField)
@@ -107,6 +107,9 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 					r.softDelete = true
 				}
 			}
+			if deletes != nil && deletes[bi][i] {
+				r.softDelete, r.hardDelete = true, true
+			}
 			in.records = append(in.records, r)
 		}
 		row0 += int(rec.NumRows())
@@ -137,4 +140,44 @@ func (in *inputSet) precombine(global bool) {
 		out = append(out, r)
 	}
 	in.records = out
+}
+
+// splitDeleteMarker removes the boolean column marker from every batch and returns the
+// stripped batches (to release) and, per batch, which rows it marks for deletion.
+func splitDeleteMarker(batches []arrow.Record, marker string) ([]arrow.Record, [][]bool, error) {
+	out := make([]arrow.Record, 0, len(batches))
+	deletes := make([][]bool, 0, len(batches))
+	release := func() {
+		for _, b := range out {
+			b.Release()
+		}
+	}
+	for bi, b := range batches {
+		idx := b.Schema().FieldIndices(marker)
+		if len(idx) != 1 {
+			release()
+			return nil, nil, fmt.Errorf("input batch %d has no delete-marker column %q", bi+1, marker)
+		}
+		col, ok := b.Column(idx[0]).(*array.Boolean)
+		if !ok {
+			release()
+			return nil, nil, fmt.Errorf("delete-marker column %q is %s, not boolean", marker, b.Column(idx[0]).DataType())
+		}
+		marks := make([]bool, b.NumRows())
+		for i := range marks {
+			marks[i] = col.IsValid(i) && col.Value(i)
+		}
+		fields := make([]arrow.Field, 0, b.NumCols()-1)
+		cols := make([]arrow.Array, 0, b.NumCols()-1)
+		for c, f := range b.Schema().Fields() {
+			if c != idx[0] {
+				fields = append(fields, f)
+				cols = append(cols, b.Column(c))
+			}
+		}
+		md := b.Schema().Metadata()
+		out = append(out, array.NewRecord(arrow.NewSchema(fields, &md), cols, b.NumRows()))
+		deletes = append(deletes, marks)
+	}
+	return out, deletes, nil
 }

@@ -96,6 +96,11 @@ type Options struct {
 	InsertDupPolicy string
 	// BulkInsertSortMode is hoodie.bulkinsert.sort.mode (NONE).
 	BulkInsertSortMode string
+	// DeleteMarker names a boolean input column that is not part of the table: rows where
+	// it is true delete their key unconditionally (as the delete operation does), the others
+	// are written by the operation. SQL's MERGE INTO uses it to upsert and delete in one
+	// commit, as Java's ExpressionPayload does. The column itself is never written.
+	DeleteMarker string
 	// LogDataBlockFormat is hoodie.logfile.data.block.format for merge-on-read updates:
 	// "avro" (also "", Java's choice for Parquet base files) or "parquet".
 	LogDataBlockFormat string

@@ -67,6 +67,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 
+	var deletes [][]bool
+	if o.DeleteMarker != "" {
+		stripped, marks, err := splitDeleteMarker(batches, o.DeleteMarker)
+		if err != nil {
+			return nil, err
+		}
+		defer releaseRecords(stripped)
+		batches, deletes = stripped, marks
+	}
 	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, batches, o)
 	if err != nil {
 		return nil, err
@@ -89,7 +98,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, writeSchema, gen, ordering)
+	in, err := collect(ctx, o.Mem, batches, writeSchema, gen, ordering, deletes)
 	if err != nil {
 		return nil, err
 	}
