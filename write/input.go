@@ -181,3 +181,25 @@ func splitDeleteMarker(batches []arrow.Record, marker string) ([]arrow.Record, [
 	}
 	return out, deletes, nil
 }
+
+// estimatedRecordBytes estimates the bytes of one record as written to a log block: the
+// input's buffer bytes per row plus the five meta fields (Java sizes its blocks from a
+// sampled estimate too).
+func (in *inputSet) estimatedRecordBytes() int64 {
+	var bytes, rows int64
+	for _, b := range in.batches {
+		rows += b.NumRows()
+		for _, c := range b.Columns() {
+			for _, buf := range c.Data().Buffers() {
+				if buf != nil {
+					bytes += int64(buf.Len())
+				}
+			}
+		}
+	}
+	const metaBytes = 120 // commit time, seqno, key, partition path, file id
+	if rows == 0 {
+		return metaBytes
+	}
+	return bytes/rows + metaBytes
+}

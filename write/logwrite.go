@@ -91,53 +91,65 @@ func (e *writeEnv) rowEncoder() (*avroRowEncoder, error) {
 	return e.enc, e.encErr
 }
 
-// appendLog writes one file group's updates and deletes as a new log file of its latest
-// slice and returns the write stat (HoodieDeltaWriteStat).
-func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task int) (commitmeta.WriteStat, error) {
+// logBlock is one block of a deltacommit's log output with the record counts it carries.
+type logBlock struct {
+	block                    *logfile.Block
+	writes, updated, deleted int64
+}
+
+// appendLog writes one file group's updates and deletes as new log files of its latest
+// slice and returns their write stats (HoodieDeltaWriteStat), one per log file. Data
+// records are cut into blocks of about hoodie.logfile.data.block.max.size, and a log file
+// rolls over to the next version once it reaches hoodie.logfile.max.size — Java's append
+// handle flushes a block per estimated block size and starts a new write stat for each
+// file its writer rolls over to.
+func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task int) ([]commitmeta.WriteStat, error) {
 	start := time.Now()
 	sl := j.slice
 	var data []incoming
 	var dels []logfile.DeleteRecord
-	var updated, deleted int64
 	for _, r := range append(j.changes, j.inserts...) {
-		switch {
-		case r.hardDelete:
+		if r.hardDelete {
 			dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: r.partition, OrderingValue: int32(0)})
-			deleted++
-		case r.softDelete:
+		} else {
 			data = append(data, r)
-			deleted++
-		default:
-			data = append(data, r)
-			updated++
 		}
 	}
 	instant := string(env.txn.Instant)
 	header := map[logfile.HeaderKey]string{logfile.InstantTime: instant, logfile.Schema: env.avroWithMeta}
-	var buf []byte
-	if len(data) > 0 {
-		var seq int64
-		rows, err := env.newRows(ctx, w.in, data, sl.Partition, string(sl.FileID), task, &seq)
+	var blocks []logBlock
+	perBlock := len(data)
+	if limit := env.opts.LogDataBlockMaxSize; limit > 0 && len(data) > 0 {
+		perBlock = int(min(int64(len(data)), max(1, limit/w.in.estimatedRecordBytes())))
+	}
+	var seq int64
+	for from := 0; from < len(data); from += perBlock {
+		chunk := data[from:min(from+perBlock, len(data))]
+		rows, err := env.newRows(ctx, w.in, chunk, sl.Partition, string(sl.FileID), task, &seq)
 		if err != nil {
-			return commitmeta.WriteStat{}, err
+			return nil, err
 		}
 		block, err := env.dataBlock(rows, header)
 		releaseRecords(rows)
 		if err != nil {
-			return commitmeta.WriteStat{}, fmt.Errorf("log records of %s/%s: %w", sl.Partition, sl.FileID, err)
+			return nil, fmt.Errorf("log records of %s/%s: %w", sl.Partition, sl.FileID, err)
 		}
-		if buf, err = logfile.AppendBlock(buf, block); err != nil {
-			return commitmeta.WriteStat{}, err
+		lb := logBlock{block: block, writes: int64(len(chunk))}
+		for _, r := range chunk {
+			if r.softDelete {
+				lb.deleted++
+			} else {
+				lb.updated++
+			}
 		}
+		blocks = append(blocks, lb)
 	}
 	if len(dels) > 0 {
 		content, err := logfile.EncodeDeleteBlock(dels)
 		if err != nil {
-			return commitmeta.WriteStat{}, err
+			return nil, err
 		}
-		if buf, err = logfile.AppendBlock(buf, &logfile.Block{Type: logfile.DeleteBlock, Header: header, Content: content}); err != nil {
-			return commitmeta.WriteStat{}, err
-		}
+		blocks = append(blocks, logBlock{block: &logfile.Block{Type: logfile.DeleteBlock, Header: header, Content: content}, deleted: int64(len(dels))})
 	}
 
 	// The slice the logs extend: the latest one, or the one a pending compaction starts.
@@ -156,42 +168,66 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 			known = append(known, l.Name.String())
 		}
 	}
-	var name spec.LogFileName
-	var p string
-	for attempt := 0; ; attempt++ {
-		version++
-		name = spec.LogFileName{FileID: sl.FileID, Instant: base, Extension: "log", Version: version, WriteToken: token(task)}
-		if err := env.txn.Marker(ctx, sl.Partition, name.String(), commit.IOAppend); err != nil {
-			return commitmeta.WriteStat{}, err
+	var stats []commitmeta.WriteStat
+	var buf []byte
+	var counts logBlock
+	flush := func() error {
+		var name spec.LogFileName
+		var p string
+		for attempt := 0; ; attempt++ {
+			version++
+			name = spec.LogFileName{FileID: sl.FileID, Instant: base, Extension: "log", Version: version, WriteToken: token(task)}
+			if err := env.txn.Marker(ctx, sl.Partition, name.String(), commit.IOAppend); err != nil {
+				return err
+			}
+			p = storage.Join(sl.Partition, name.String())
+			err := writeNew(ctx, env.st, p, buf)
+			if err == nil {
+				break
+			}
+			// A log file of that version exists (written since the view was built, or
+			// unlisted): roll over to the next version, as Java does, never appending.
+			if !errors.Is(err, storage.ErrExist) || attempt >= 100 {
+				return fmt.Errorf("log file %s: %w", p, err)
+			}
 		}
-		p = storage.Join(sl.Partition, name.String())
-		err := writeNew(ctx, env.st, p, buf)
-		if err == nil {
-			break
+		known = append(known, name.String())
+		size := int64(len(buf))
+		stats = append(stats, commitmeta.WriteStat{
+			FileID:          string(sl.FileID),
+			Path:            p,
+			PrevCommit:      string(base),
+			NumWrites:       counts.writes,
+			NumDeletes:      counts.deleted,
+			NumUpdateWrites: counts.updated,
+			TotalWriteBytes: size,
+			PartitionPath:   sl.Partition,
+			FileSizeInBytes: size,
+			RuntimeStats:    &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()},
+			LogVersion:      int32(version),
+			LogOffset:       0,
+			BaseFile:        baseFile,
+			LogFiles:        append([]string(nil), known...),
+		})
+		buf, counts = nil, logBlock{}
+		return nil
+	}
+	for i, b := range blocks {
+		var err error
+		if buf, err = logfile.AppendBlock(buf, b.block); err != nil {
+			return nil, err
 		}
-		// A log file of that version exists (written since the view was built, or
-		// unlisted): roll over to the next version, as Java does, never appending.
-		if !errors.Is(err, storage.ErrExist) || attempt >= 100 {
-			return commitmeta.WriteStat{}, fmt.Errorf("log file %s: %w", p, err)
+		counts.writes += b.writes
+		counts.updated += b.updated
+		counts.deleted += b.deleted
+		last := i == len(blocks)-1
+		if last || (env.opts.LogFileMaxSize > 0 && int64(len(buf)) >= env.opts.LogFileMaxSize) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	size := int64(len(buf))
-	return commitmeta.WriteStat{
-		FileID:          string(sl.FileID),
-		Path:            p,
-		PrevCommit:      string(base),
-		NumWrites:       int64(len(data)),
-		NumDeletes:      deleted,
-		NumUpdateWrites: updated,
-		TotalWriteBytes: size,
-		PartitionPath:   sl.Partition,
-		FileSizeInBytes: size,
-		RuntimeStats:    &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()},
-		LogVersion:      int32(version),
-		LogOffset:       0,
-		BaseFile:        baseFile,
-		LogFiles:        append(known, name.String()),
-	}, nil
+	return stats, nil
 }
 
 // writeNew creates p (failing with storage.ErrExist if it exists) with body.

@@ -101,6 +101,12 @@ type Options struct {
 	// are written by the operation. SQL's MERGE INTO uses it to upsert and delete in one
 	// commit, as Java's ExpressionPayload does. The column itself is never written.
 	DeleteMarker string
+	// LogFileMaxSize (hoodie.logfile.max.size) rolls a deltacommit's log output over to a
+	// new log version once a file reaches it; LogDataBlockMaxSize
+	// (hoodie.logfile.data.block.max.size) cuts data records into blocks of about that
+	// size. 0 = no limit.
+	LogFileMaxSize      int64
+	LogDataBlockMaxSize int64
 	// LogDataBlockFormat is hoodie.logfile.data.block.format for merge-on-read updates:
 	// "avro" (also "", Java's choice for Parquet base files) or "parquet".
 	LogDataBlockFormat string

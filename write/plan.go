@@ -328,8 +328,7 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	for _, j := range pl.merges {
 		tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
 			if w.mor {
-				s, err := w.appendLog(ctx, env, j, id)
-				return []commitmeta.WriteStat{s}, err
+				return w.appendLog(ctx, env, j, id)
 			}
 			s, err := w.mergeFile(ctx, env, j, id)
 			return []commitmeta.WriteStat{s}, err
