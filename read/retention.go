@@ -70,7 +70,16 @@ func checkRetained(ctx context.Context, t *table.Table, asOf spec.InstantTime, w
 		return nil // the latest state is always complete
 	}
 	if asOf.Less(data[0].Time) {
-		return nil // before the first commit the table is empty: nothing was cleaned from it
+		// Before the first active commit the table is empty — unless archived commits are
+		// at or before asOf. Archival only moves instants the cleaner no longer retains off
+		// the active timeline, so those are exactly the ones the guard must refuse.
+		archived, err := archivedDataAtOrBefore(ctx, t, asOf)
+		if err != nil {
+			return err
+		}
+		if !archived {
+			return nil // nothing was committed yet, so nothing was cleaned from it
+		}
 	}
 	earliest, clean, err := earliestRetained(ctx, t)
 	if err != nil {

@@ -192,11 +192,20 @@ func (t *Timeline) First() (Instant, bool) {
 	return t.Instants[0], true
 }
 
-// IsBeforeStart reports whether ts is older than every instant of the active timeline. Java
-// treats such instants as archived and therefore committed (containsOrBeforeTimelineStarts).
+// IsBeforeStart reports whether ts is older than every write instant (commit, delta
+// commit, replace commit, compaction; any state) of the active timeline. Java treats such
+// instants as archived and therefore committed (containsOrBeforeTimelineStarts, asked of
+// the file-system view's write timeline). Cleans, rollbacks and savepoints do not count:
+// archival moves them by their own rules, so one can stay on the active timeline older than
+// commits already archived, which must still count as committed. Pending writes do count
+// (Java drops all but compactions): the files of a failed write are never committed.
 func (t *Timeline) IsBeforeStart(ts spec.InstantTime) bool {
-	first, ok := t.First()
-	return ok && ts.Less(first.Time)
+	for _, in := range t.Instants {
+		if in.Action.IsDataAction() {
+			return ts.Less(in.Time)
+		}
+	}
+	return false
 }
 
 // PendingCompactions returns requested or inflight compactions (and log compactions).

@@ -84,3 +84,38 @@ func TestLoadFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestIsBeforeStartIgnoresNonWriteInstants: Java's file-system view asks the write
+// timeline (commits, delta commits, replace commits, compactions) whether an instant is
+// older than its start. A rollback or clean older than the first active commit stays on
+// the active timeline when archival moved the commits around it to the archive (cleans
+// and rollbacks are archived by their own rules); it must not make those archived commits
+// look uncommitted — time travel to them would drop their files for older ones.
+func TestIsBeforeStartIgnoresNonWriteInstants(t *testing.T) {
+	tl := FromFileNames(1, ".hoodie", []string{
+		"20240418173550000.rollback.requested", "20240418173550000.rollback.inflight", "20240418173550000.rollback",
+		"20240418173550500.clean.requested", "20240418173550500.clean.inflight", "20240418173550500.clean",
+		"20240418173551000.commit.requested", "20240418173551000.inflight", "20240418173551000.commit",
+	})
+	for _, c := range []struct {
+		ts   spec.InstantTime
+		want bool
+	}{
+		{"20240418173549000", true},
+		{"20240418173550200", true}, // an archived commit between the rollback and the first commit
+		{"20240418173550700", true},
+		{"20240418173551000", false},
+	} {
+		if got := tl.IsBeforeStart(c.ts); got != c.want {
+			t.Errorf("IsBeforeStart(%s) = %v, want %v", c.ts, got, c.want)
+		}
+	}
+	// A pending write still starts the timeline: its files are not committed, and neither
+	// are those of later failed writes (the reader must not take them for archived ones).
+	tl = FromFileNames(1, ".hoodie", []string{
+		"20240418173550000.rollback", "20240418173550500.commit.requested", "20240418173551000.commit",
+	})
+	if tl.IsBeforeStart("20240418173550500") || !tl.IsBeforeStart("20240418173550200") {
+		t.Error("IsBeforeStart with a pending first write: wrong")
+	}
+}
