@@ -79,4 +79,3 @@ func markedBatch(t *testing.T, lines string) []arrow.Record {
 	}
 	return out
 }
-

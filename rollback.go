@@ -16,7 +16,9 @@ type RollbackOptions struct {
 	// IncludeLater rolls back every later commit, deltacommit, replacecommit and
 	// compaction first (newest first) instead of refusing when there are any.
 	IncludeLater bool
-	Logger       *slog.Logger
+	// DryRun lists the instants the rollback would undo, in order, and changes nothing.
+	DryRun bool
+	Logger *slog.Logger
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -32,7 +34,7 @@ func (t *Table) Rollback(ctx context.Context, instant string, o RollbackOptions)
 	if err != nil {
 		return nil, err
 	}
-	res, err := rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, Now: o.Now, Logger: o.Logger})
+	res, err := rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 	// Later calls through this handle see the new timeline, also after a partial rollback.
 	if fresh, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
 		t.meta = fresh

@@ -24,6 +24,9 @@ type SavepointOptions struct {
 	// User and Comment are recorded in a new savepoint ("default" when empty).
 	User, Comment string
 	Logger        *slog.Logger
+	// DryRun (restore only) lists the instants the restore would roll back and changes
+	// nothing.
+	DryRun bool
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -43,7 +46,7 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 	if err != nil {
 		return nil, err
 	}
-	res, err := savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, Now: o.Now, Logger: o.Logger})
+	res, err := savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 	if fresh, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
 		t.meta = fresh
 	}

@@ -12,7 +12,7 @@ import (
 
 func newRollbackCmd(e *env) *cobra.Command {
 	var format string
-	var includeLater bool
+	var includeLater, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "rollback TABLE INSTANT",
 		Short: "Roll back a commit, deltacommit, replacecommit or compaction (table version 6)",
@@ -23,7 +23,8 @@ merge-on-read tables logs it appended to get a rollback command block; a replace
 replaced file groups become visible again.
 
 It refuses a savepointed instant, an instant older than a savepoint, and an instant with
-later ones after it unless --include-later, which rolls those back first, newest first.`,
+later ones after it unless --include-later, which rolls those back first, newest first.
+--dry-run lists the instants it would roll back, in order, and changes nothing.`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
@@ -36,7 +37,7 @@ later ones after it unless --include-later, which rolls those back first, newest
 			if err != nil {
 				return err
 			}
-			res, err := t.Rollback(cmd.Context(), args[1], hudi.RollbackOptions{IncludeLater: includeLater, Logger: e.logger})
+			res, err := t.Rollback(cmd.Context(), args[1], hudi.RollbackOptions{IncludeLater: includeLater, DryRun: dryRun, Logger: e.logger})
 			if err != nil {
 				return err
 			}
@@ -46,6 +47,12 @@ later ones after it unless --include-later, which rolls those back first, newest
 					return err
 				}
 				fmt.Fprintln(e.stdout, string(b))
+				return nil
+			}
+			if res.DryRun {
+				for _, s := range res.Rollbacks {
+					fmt.Fprintf(e.stdout, "would roll back %s %s\n", s.Action, s.Target)
+				}
 				return nil
 			}
 			for _, s := range res.Rollbacks {
@@ -58,6 +65,7 @@ later ones after it unless --include-later, which rolls those back first, newest
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "output: text or json")
 	f.BoolVar(&includeLater, "include-later", false, "roll back later instants first, newest first")
+	f.BoolVar(&dryRun, "dry-run", false, "list the instants that would be rolled back; change nothing")
 	return cmd
 }
 

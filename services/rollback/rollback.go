@@ -40,6 +40,8 @@ type Options struct {
 	// IncludeLater rolls back every later data instant first, newest first, instead of
 	// refusing.
 	IncludeLater bool
+	// DryRun plans the rollback (the instants, in order) and changes nothing.
+	DryRun bool
 	// Now replaces the clock (tests); Location is the timeline time zone.
 	Now      func() time.Time
 	Location *time.Location
@@ -59,6 +61,8 @@ type Result struct {
 	FilesDeleted       int      `json:"files_deleted"`
 	// Rollbacks holds one rollback instant per rolled-back instant.
 	Rollbacks []Step `json:"rollbacks,omitempty"`
+	// DryRun: InstantsRolledBack are the instants a rollback would undo; nothing changed.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // Step is the rollback of one instant.
@@ -89,6 +93,18 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 		o.Location = TimelineZone(t)
 	}
 	ro := commit.RollbackOptions{Now: o.Now, Location: o.Location, Logger: o.Logger}
+	if o.DryRun {
+		todo, err := Plan(ctx, st, t.Timeline, target, o.IncludeLater, o.Now())
+		if err != nil {
+			return nil, err
+		}
+		res := &Result{Action: string(spec.ActionRollback), Operation: "rollback", InstantsRolledBack: []string{}, DryRun: true}
+		for _, in := range todo {
+			res.InstantsRolledBack = append(res.InstantsRolledBack, string(in.Time))
+			res.Rollbacks = append(res.Rollbacks, Step{Target: string(in.Time), Action: string(in.Action)})
+		}
+		return res, nil
+	}
 	// A rollback killed earlier is finished before anything is decided on the timeline.
 	if _, err := commit.FinishPendingRollbacks(ctx, st, t.Timeline, ro); err != nil {
 		return nil, err

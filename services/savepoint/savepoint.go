@@ -57,6 +57,9 @@ type Options struct {
 	Now           func() time.Time
 	Location      *time.Location
 	Logger        *slog.Logger
+	// DryRun (restore only) lists the instants the restore would roll back and changes
+	// nothing; a pending restore is not resumed.
+	DryRun bool
 }
 
 // Result summarizes an operation (the CLI's --format json object).
@@ -75,6 +78,8 @@ type Result struct {
 	// Partitions and Files count what a new savepoint pins.
 	Partitions int `json:"partitions,omitempty"`
 	Files      int `json:"files,omitempty"`
+	// DryRun: InstantsRolledBack are what a restore would roll back; nothing changed.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // Run performs op on the savepoint at instant of the table in st.
@@ -261,7 +266,7 @@ func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Op
 		}
 	}
 	for _, in := range tl.Instants {
-		if in.Action != spec.ActionRestore || in.IsCompleted() {
+		if in.Action != spec.ActionRestore || in.IsCompleted() || o.DryRun {
 			continue
 		}
 		m, err := commit.ResumeRestore(ctx, st, tl, in, instant, ro)
@@ -291,6 +296,13 @@ func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Op
 		}
 	}
 	todo := append(clustering, rest...)
+	if o.DryRun {
+		res.DryRun = true
+		for _, in := range todo {
+			res.InstantsRolledBack = append(res.InstantsRolledBack, string(in.Time))
+		}
+		return res, nil
+	}
 	if len(todo) > 0 || res.Instant == "" {
 		rs, m, err := commit.Restore(ctx, st, tl, instant, todo, ro)
 		if err != nil {
