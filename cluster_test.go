@@ -382,3 +382,13 @@ func latestPartition(t *testing.T, tb *hudi.Table) string {
 	sort.Strings(ps)
 	return ps[0]
 }
+
+// TestClusterRefusesBucketIndex: clustering would give bucket file groups new file ids
+// without their bucket numbers, so it is refused when the bucket index is configured.
+func TestClusterRefusesBucketIndex(t *testing.T) {
+	tb, _ := newMORTable(t)
+	_, err := tb.Cluster(context.Background(), hudi.ClusterOptions{Settings: map[string]string{"hoodie.index.type": "BUCKET"}})
+	if err == nil || !strings.Contains(err.Error(), "bucket") {
+		t.Fatalf("clustering with the bucket index: %v", err)
+	}
+}

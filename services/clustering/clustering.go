@@ -91,6 +91,14 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 		PreserveCommitMetadata: cfg.Bool(config.ClusteringPreserveCommitMetadata),
 		ExecutionStrategyClass: cfg.String(config.ClusteringExecutionStrategyClass),
 	}
+	if strings.EqualFold(cfg.String(config.IndexType), write.IndexBucket) {
+		// Clustering writes new file groups with fresh file ids; the bucket index finds a
+		// bucket by the number its group's file id starts with, so it would then start a
+		// second group for every clustered bucket. Java clusters bucket tables only with the
+		// consistent-hashing engine (UNVERIFIED for 0.14's simple engine).
+		return o, fmt.Errorf("clustering a table written with %s=BUCKET is %w: the new file groups would lose their bucket numbers",
+			config.IndexType.Name, write.ErrUnsupported)
+	}
 	if c := cfg.String(config.ClusteringPlanStrategyClass); !strings.HasSuffix(c, ".SparkSizeBasedClusteringPlanStrategy") &&
 		!strings.HasSuffix(c, ".JavaSizeBasedClusteringPlanStrategy") {
 		return o, fmt.Errorf("%s=%s: only the size-based plan strategy is %w", config.ClusteringPlanStrategyClass.Name, c, write.ErrUnsupported)
