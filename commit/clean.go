@@ -22,27 +22,7 @@ import (
 // instant on tl and creates <T>.clean.requested holding the Avro plan (create-if-absent, so
 // two schedulers never share an instant).
 func RequestClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if loc == nil {
-		loc = time.Local
-	}
-	for attempt := 0; ; attempt++ {
-		inst := NewInstantTime(tl, now(), loc)
-		if attempt > 0 {
-			lt, _ := inst.Time(loc)
-			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
-		}
-		name := spec.InstantFileName{Instant: inst, Action: spec.ActionClean, State: spec.StateRequested}.FileName(tl.Layout)
-		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
-		if err == nil {
-			return inst, nil
-		}
-		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
-			return "", fmt.Errorf("request clean %s: %w", inst, err)
-		}
-	}
+	return requestInstant(ctx, st, tl, spec.ActionClean, plan, now, loc, "request clean")
 }
 
 // BeginClean marks the pending clean instant inflight, writing the plan into

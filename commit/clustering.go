@@ -17,27 +17,7 @@ import (
 // schedulers never share an instant. Table version 6 has no clustering action: Java 0.14
 // names the instant a replacecommit from request to completion.
 func RequestClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if loc == nil {
-		loc = time.Local
-	}
-	for attempt := 0; ; attempt++ {
-		inst := NewInstantTime(tl, now(), loc)
-		if attempt > 0 {
-			lt, _ := inst.Time(loc)
-			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
-		}
-		name := spec.InstantFileName{Instant: inst, Action: spec.ActionReplaceCommit, State: spec.StateRequested}.FileName(tl.Layout)
-		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
-		if err == nil {
-			return inst, nil
-		}
-		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
-			return "", fmt.Errorf("request clustering %s: %w", inst, err)
-		}
-	}
+	return requestInstant(ctx, st, tl, spec.ActionReplaceCommit, plan, now, loc, "request clustering")
 }
 
 // PendingClustering reports the pending replacecommits of tl that are clustering plans

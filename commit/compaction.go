@@ -15,27 +15,7 @@ import (
 // every instant on tl and creates <C>.compaction.requested holding the Avro plan
 // (create-if-absent, so two schedulers never share an instant).
 func RequestCompaction(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if loc == nil {
-		loc = time.Local
-	}
-	for attempt := 0; ; attempt++ {
-		inst := NewInstantTime(tl, now(), loc)
-		if attempt > 0 {
-			lt, _ := inst.Time(loc)
-			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
-		}
-		name := spec.InstantFileName{Instant: inst, Action: spec.ActionCompaction, State: spec.StateRequested}.FileName(tl.Layout)
-		err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan)
-		if err == nil {
-			return inst, nil
-		}
-		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
-			return "", fmt.Errorf("request compaction %s: %w", inst, err)
-		}
-	}
+	return requestInstant(ctx, st, tl, spec.ActionCompaction, plan, now, loc, "request compaction")
 }
 
 // BeginCompaction starts (or restarts) executing the pending compaction instant: it takes
@@ -69,4 +49,32 @@ func BeginCompaction(ctx context.Context, st storage.Storage, tl *timeline.Timel
 		}
 	}
 	return &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: in.Time, Action: spec.ActionCommit, heartbeat: hbt}, nil
+}
+
+// requestInstant allocates an instant strictly greater than every instant on tl and
+// creates its requested file for action with body, create-if-absent: a scheduler that
+// loses the race to another process moves on to a later instant, so two never share one.
+func requestInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeline, action spec.Action, body []byte,
+	now Clock, loc *time.Location, what string) (spec.InstantTime, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if loc == nil {
+		loc = time.Local
+	}
+	for attempt := 0; ; attempt++ {
+		inst := NewInstantTime(tl, now(), loc)
+		if attempt > 0 {
+			lt, _ := inst.Time(loc)
+			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
+		}
+		name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateRequested}.FileName(tl.Layout)
+		err := writeFile(ctx, st, storage.Join(tl.Dir, name), body)
+		if err == nil {
+			return inst, nil
+		}
+		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
+			return "", fmt.Errorf("%s %s: %w", what, inst, err)
+		}
+	}
 }
