@@ -20,10 +20,11 @@ import (
 )
 
 // Merge-on-read writes (table version 6): updates and deletes of stored keys are appended
-// to the file group as a new log file — never appended to an existing one — holding an
+// to the file group as a new log file — never appended to an existing one — holding a
 // data block (updates, soft deletes: AVRO_DATA_BLOCK, or PARQUET_DATA_BLOCK with
 // hoodie.logfile.data.block.format=parquet) and a DELETE_BLOCK (hard deletes), as Java's
-// HoodieAppendHandle does. Inserts go to new base files exactly as for copy-on-write.
+// HoodieAppendHandle does. Inserts go to new base files exactly as for copy-on-write,
+// except with the bucket index, whose existing buckets take new keys in their logs too.
 
 // checkMORWritable refuses merge-on-read writes the writer does not handle yet.
 func checkMORWritable(t *table.Table, o Options) error {
@@ -31,8 +32,6 @@ func checkMORWritable(t *table.Table, o Options) error {
 		return nil
 	}
 	switch {
-	case o.IndexType == IndexBucket:
-		return fmt.Errorf("merge-on-read writes with the bucket index are %w", ErrUnsupported)
 	case isGlobal(o.IndexType):
 		// A global index must look up keys in the merged view (a key moved to another
 		// partition stays in the old base file, deleted only by a log block).
@@ -71,8 +70,8 @@ func pendingCompactionBases(ctx context.Context, t *table.Table) (map[string]spe
 // by a Java index that indexes log files, or inserts routed to logs): the index reads base
 // files only and would miss their keys.
 func checkMORView(w *writer) error {
-	if !w.mor {
-		return nil
+	if !w.mor || w.o.IndexType == IndexBucket {
+		return nil // the bucket index needs no lookup: a log-only bucket group is fine
 	}
 	for _, g := range w.view.Groups {
 		if sl := g.Latest(); sl != nil && sl.Base == nil {

@@ -179,7 +179,9 @@ func contains(list []string, s string) bool {
 
 // planBuckets routes every record to its bucket's file group: an existing group with the
 // bucket's number as file-id prefix, or a new one. Whether a record updates or inserts is
-// settled when the group's file is merged.
+// settled when the group's file is merged (copy-on-write). On merge-on-read every record
+// of an existing bucket — new keys too — is appended to the group's log, as Java's bucket
+// index (which can index log files) routes them; a new bucket starts with a base file.
 func (w *writer) planBuckets(pl *plan, recs []incoming) {
 	existing := map[string]map[int]*fsview.FileSlice{}
 	for _, g := range w.view.Groups {
@@ -198,9 +200,10 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 	creates := map[pb]int{}
 	for _, r := range recs {
 		b := bucketID(r.key, w.o.BucketHashFields, w.o.BucketNumBuckets)
-		if sl := existing[r.partition][b]; sl != nil && sl.Base != nil {
+		if sl := existing[r.partition][b]; sl != nil && (sl.Base != nil || w.mor) {
 			if w.o.Operation == Delete {
 				r.softDelete = true
+				r.hardDelete = w.mor // a delete block, unconditional as the delete operation is
 			}
 			j := jobs[sl]
 			if j == nil {
