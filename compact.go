@@ -39,7 +39,7 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	}
 	rest := map[string]string{}
 	for k, v := range o.Settings {
-		if k != compaction.KeyTargetIO {
+		if k != compaction.KeyTargetIO && k != compaction.KeyStrategy && k != compaction.KeyLogSizeThreshold && k != compaction.KeyLogNumThreshold {
 			rest[k] = v
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/commitmeta"
 )
 
 // TestWriteWhileCompactionPending: with a compaction planned but not run, an upsert of a
@@ -126,5 +127,62 @@ func TestCompactionSpillsBeyondMemoryBudget(t *testing.T) {
 	}
 	if _, err := tb.Compact(ctx, hudi.CompactOptions{Settings: map[string]string{"hoodie.memory.compaction.max.size": "lots"}}); err == nil {
 		t.Error("a malformed memory size was accepted")
+	}
+}
+
+// TestCompactionStrategies: hoodie.compaction.strategy and the log thresholds choose the
+// plan's file groups as Java's strategies do; an unsupported strategy is refused.
+func TestCompactionStrategies(t *testing.T) {
+	ctx := context.Background()
+	planned := func(settings map[string]string) (int, error) {
+		tb, _ := newMORTable(t)
+		res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Settings: settings})
+		if err != nil {
+			return 0, err
+		}
+		if res.Scheduled == "" {
+			return 0, nil
+		}
+		ins := tb.Meta().Timeline.PendingCompactions()
+		b, err := tb.Meta().Timeline.ReadRequested(ctx, tb.Meta().Storage, ins[len(ins)-1])
+		if err != nil {
+			return 0, err
+		}
+		p, err := commitmeta.DecodeCompactionPlan(b)
+		if err != nil {
+			return 0, err
+		}
+		return len(p.Operations), nil
+	}
+	all, err := planned(nil)
+	if err != nil || all < 2 {
+		t.Fatalf("default plan: %d operations, %v", all, err)
+	}
+	const strat = "hoodie.compaction.strategy"
+	const pkg = "org.apache.hudi.table.action.compact.strategy."
+	for _, c := range []struct {
+		name     string
+		settings map[string]string
+		want     int // -1: fewer than all, but at least one
+	}{
+		// IO is counted in whole MB as Java's getSizeInMB does, so these KB-sized groups
+		// cost 0 MB each and a 1 MB budget never runs out (in Java neither).
+		{"bounded by 1 MB, groups of 0 MB", map[string]string{"hoodie.compaction.target.io": "1"}, all},
+		{"unbounded", map[string]string{strat: pkg + "UnBoundedCompactionStrategy"}, all},
+		{"log-count based", map[string]string{strat: pkg + "LogFileNumBasedCompactionStrategy"}, all},
+		{"log size threshold above every group", map[string]string{"hoodie.compaction.logfile.size.threshold": "1000000000"}, 0},
+		{"log count threshold of 2", map[string]string{"hoodie.compaction.logfile.num.threshold": "2"}, -1},
+	} {
+		got, err := planned(c.settings)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if c.want >= 0 && got != c.want || c.want < 0 && (got < 1 || got >= all) {
+			t.Errorf("%s: %d operations (all: %d), want %d", c.name, got, all, c.want)
+		}
+	}
+	if _, err := planned(map[string]string{strat: pkg + "DayBasedCompactionStrategy"}); err == nil || !strings.Contains(err.Error(), "DayBased") {
+		t.Errorf("unsupported strategy: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,11 @@ const (
 	// KeyTargetIO is hoodie.compaction.target.io: MB of IO (read + write) one
 	// compaction plan may spend (default 500 GB).
 	KeyTargetIO = "hoodie.compaction.target.io"
+	// KeyStrategy is hoodie.compaction.strategy; the thresholds filter file groups out of
+	// a plan by total log bytes and number of log files.
+	KeyStrategy         = "hoodie.compaction.strategy"
+	KeyLogSizeThreshold = "hoodie.compaction.logfile.size.threshold"
+	KeyLogNumThreshold  = "hoodie.compaction.logfile.num.threshold"
 )
 
 // DefaultTargetIOMB is Java's default hoodie.compaction.target.io (500 * 1024 MB).
@@ -72,7 +78,22 @@ type Options struct {
 	// (hoodie.memory.spillable.map.path). 0 = filegroup's default (1 GB).
 	MaxLogMemory int64
 	SpillDir     string
+	// Strategy is hoodie.compaction.strategy's simple class name (LogFileSizeBased by
+	// default; LogFileNumBased, BoundedIO and UnBounded are supported too), and the two
+	// thresholds are hoodie.compaction.logfile.size.threshold and
+	// hoodie.compaction.logfile.num.threshold (0 = none).
+	Strategy         string
+	LogSizeThreshold int64
+	LogNumThreshold  int
 }
+
+// Compaction strategies (simple names of Java's org.apache.hudi.table.action.compact.strategy classes).
+const (
+	StrategyLogFileSize = "LogFileSizeBasedCompactionStrategy"
+	StrategyLogFileNum  = "LogFileNumBasedCompactionStrategy"
+	StrategyBoundedIO   = "BoundedIOCompactionStrategy"
+	StrategyUnBounded   = "UnBoundedCompactionStrategy"
+)
 
 func (o Options) withDefaults() Options {
 	if o.TargetIOMB <= 0 {
@@ -99,6 +120,31 @@ func (o Options) withDefaults() Options {
 // OptionsFromSettings reads the compaction settings from hoodie.* keys.
 func OptionsFromSettings(settings map[string]string) (Options, error) {
 	var o Options
+	if v := strings.TrimSpace(settings[KeyStrategy]); v != "" {
+		name := v[strings.LastIndex(v, ".")+1:]
+		switch name {
+		case StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded:
+			o.Strategy = name
+		default:
+			return o, fmt.Errorf("%s=%s: %w (supported: %s, %s, %s, %s)", KeyStrategy, v, write.ErrUnsupported,
+				StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded)
+		}
+	}
+	for _, th := range []struct {
+		key string
+		dst func(int64)
+	}{
+		{KeyLogSizeThreshold, func(n int64) { o.LogSizeThreshold = n }},
+		{KeyLogNumThreshold, func(n int64) { o.LogNumThreshold = int(n) }},
+	} {
+		if v := strings.TrimSpace(settings[th.key]); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return o, fmt.Errorf("%s=%q: want a non-negative number", th.key, v)
+			}
+			th.dst(n)
+		}
+	}
 	if v, ok := settings[KeyTargetIO]; ok && strings.TrimSpace(v) != "" {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || n <= 0 {
@@ -231,14 +277,23 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 		}
 		cands = append(cands, cand{op, logSize})
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].logSize > cands[j].logSize })
+	cands = slices.DeleteFunc(cands, func(c cand) bool {
+		return c.logSize < o.LogSizeThreshold || len(c.op.DeltaFilePaths) < o.LogNumThreshold
+	})
+	switch o.Strategy {
+	case "", StrategyLogFileSize:
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].logSize > cands[j].logSize })
+	case StrategyLogFileNum:
+		sort.SliceStable(cands, func(i, j int) bool { return len(cands[i].op.DeltaFilePaths) > len(cands[j].op.DeltaFilePaths) })
+	}
 	plan := &commitmeta.CompactionPlan{Version: 2}
 	remaining := o.TargetIOMB
 	for _, c := range cands {
-		// BoundedIOCompactionStrategy: the operation that crosses the budget is included.
+		// BoundedIOCompactionStrategy (the base of the log-file strategies): the operation
+		// that crosses the budget is included. UnBounded takes every operation.
 		plan.Operations = append(plan.Operations, c.op)
 		remaining -= int64(c.op.Metrics[MetricTotalIOMB])
-		if remaining <= 0 {
+		if remaining <= 0 && o.Strategy != StrategyUnBounded {
 			break
 		}
 	}
