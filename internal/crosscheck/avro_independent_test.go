@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	hamba "github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/format/logfile"
@@ -319,5 +320,70 @@ func TestParquetDataBlockReadsInDuckDB(t *testing.T) {
 	}
 	if n != 1 || key != "u-a" || part != "sf" || rider != "rider-A2" || fare != 10.25 {
 		t.Errorf("DuckDB reads %d rows: %s %s %s %v", n, key, part, rider, fare)
+	}
+}
+
+// TestCompactionPlanDecodesWithHamba: our <C>.compaction.requested is an Avro object
+// container that hamba's OCF reader decodes with the schema it embeds (Java's
+// HoodieCompactionPlan), field by field.
+func TestCompactionPlanDecodesWithHamba(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "trips")
+	tbl, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "trips", Type: "mor", RecordKeyFields: []string{"uuid"},
+		PartitionFields: []string{"city"}, PrecombineField: "ts", Schema: tripsDDL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := schema.ParseDDL(tripsDDL)
+	clock := steppingClock()
+	write(t, tbl, decodeRows(t, tripRows(trip(1, "u-a", "rider-A", 1.5, "sf"), trip(1, "u-b", "rider-B", 2.5, "la")), sc), "insert", clock, nil)
+	write(t, tbl, decodeRows(t, tripRows(trip(2, "u-a", "rider-A2", 3.5, "sf")), sc), "upsert", clock, nil)
+	res, err := tbl.Compact(ctx, hudi.CompactOptions{Schedule: true, Now: clock})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v %v", res, err)
+	}
+	f, err := os.Open(filepath.Join(dir, ".hoodie", res.Scheduled+".compaction.requested"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec, err := ocf.NewDecoder(f)
+	if err != nil {
+		t.Fatalf("hamba opens the plan container: %v", err)
+	}
+	if !strings.Contains(dec.Schema().String(), "HoodieCompactionPlan") {
+		t.Errorf("embedded schema %s", dec.Schema().String())
+	}
+	var plans []map[string]any
+	for dec.HasNext() {
+		var p map[string]any
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("hamba decodes the plan: %v", err)
+		}
+		plans = append(plans, p)
+	}
+	if err := dec.Error(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 {
+		t.Fatalf("%d plans in the container", len(plans))
+	}
+	// hamba names the branch of a ["null", array|map] union: {"array": …}, {"map": …}.
+	branch := func(v any, name string) any {
+		if m, ok := v.(map[string]any); ok {
+			return m[name]
+		}
+		return nil
+	}
+	ops, _ := branch(plans[0]["operations"], "array").([]any)
+	if len(ops) != 1 {
+		t.Fatalf("operations %#v, want the one group with a log file", plans[0]["operations"])
+	}
+	op, _ := ops[0].(map[string]any)
+	deltas, _ := branch(op["deltaFilePaths"], "array").([]any)
+	metrics, _ := branch(op["metrics"], "map").(map[string]any)
+	if op["partitionPath"] != "sf" || len(deltas) != 1 || !strings.Contains(deltas[0].(string), ".log.1_") ||
+		!strings.HasSuffix(op["dataFilePath"].(string), ".parquet") || metrics["TOTAL_LOG_FILES"] != 1.0 || plans[0]["version"] != 2 {
+		t.Errorf("plan decoded by hamba: %#v", plans[0])
 	}
 }
