@@ -50,9 +50,7 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 	if err != nil {
 		return res, err
 	}
-	if m, err := table.Open(ctx, t.meta.Storage); err == nil {
-		t.meta = m
-	}
+	t.reload(ctx)
 	return res, nil
 }
 

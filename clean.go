@@ -7,7 +7,6 @@ import (
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clean"
-	"github.com/hudi-go/hudi/table"
 )
 
 // CleanOptions select what Clean does.
@@ -44,9 +43,7 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 	} else {
 		res, err = clean.Run(ctx, t.meta.Storage, co)
 	}
-	if m, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
-		t.meta = m
-	}
+	t.reload(ctx)
 	return res, err
 }
 

@@ -54,9 +54,7 @@ func (t *Table) Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, 
 	if err != nil {
 		return nil, err
 	}
-	if m, err := table.Open(ctx, t.meta.Storage); err == nil {
-		t.meta = m
-	}
+	t.reload(ctx)
 	return res, nil
 }
 

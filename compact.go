@@ -70,9 +70,7 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if err != nil {
 		return nil, err
 	}
-	if m, err := table.Open(ctx, t.meta.Storage); err == nil {
-		t.meta = m
-	}
+	t.reload(ctx)
 	return res, nil
 }
 

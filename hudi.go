@@ -54,6 +54,15 @@ func storageFor(path string) (storage.Storage, error) {
 	return local.New(path), nil
 }
 
+// reload re-reads the table's metadata after a change, so later calls through this handle
+// see it. A failed reload keeps the old metadata: the next operation opens the table again
+// from storage anyway.
+func (t *Table) reload(ctx context.Context) {
+	if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
+		t.meta = fresh
+	}
+}
+
 // Meta exposes the table's metadata: config, timeline, schema history.
 func (t *Table) Meta() *table.Table { return t.meta }
 

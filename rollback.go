@@ -8,7 +8,6 @@ import (
 
 	"github.com/hudi-go/hudi/services/rollback"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 )
 
 // RollbackOptions configure Rollback.
@@ -36,9 +35,7 @@ func (t *Table) Rollback(ctx context.Context, instant string, o RollbackOptions)
 	}
 	res, err := rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 	// Later calls through this handle see the new timeline, also after a partial rollback.
-	if fresh, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
-		t.meta = fresh
-	}
+	t.reload(ctx)
 	return res, err
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi/services/savepoint"
-	"github.com/hudi-go/hudi/table"
 )
 
 // SavepointOp is create, delete or restore.
@@ -47,8 +46,6 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 		return nil, err
 	}
 	res, err := savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
-	if fresh, oerr := table.Open(ctx, t.meta.Storage); oerr == nil {
-		t.meta = fresh
-	}
+	t.reload(ctx)
 	return res, err
 }

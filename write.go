@@ -172,9 +172,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		return nil, err
 	}
 	// Later scans and writes through this handle see the commit.
-	if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
-		t.meta = fresh
-	}
+	t.reload(ctx)
 	if err := t.afterCommit(ctx, cfg, o); err != nil {
 		// The write is committed; a failed table service does not undo it (Java logs and
 		// rethrows; the data stays). Report both.
@@ -187,12 +185,13 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 // compaction and clustering (runTableServicesInline), then cleaning, then archival (each
 // decides from cfg whether it is enabled).
 func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+	// Each service reads the table from storage, and those that read this handle's
+	// metadata (compaction, clustering) come after the write's reload or a service that
+	// reloads when it changes the table; one reload at the end serves later calls.
+	defer t.reload(ctx)
 	for _, svc := range []func(context.Context, *config.Config, WriteOptions) error{t.inlineCompact, t.inlineCluster, t.inlineClean, t.inlineArchive} {
 		if err := svc(ctx, cfg, o); err != nil {
 			return err
-		}
-		if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
-			t.meta = fresh
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
@@ -77,4 +78,29 @@ func requestInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeli
 			return "", fmt.Errorf("%s %s: %w", what, inst, err)
 		}
 	}
+}
+
+// PendingCompactionGroups maps "partition/fileID" of every file group planned by a pending
+// compaction (requested or inflight; log compactions included unless plainOnly) to the
+// compaction's instant. Writers name new logs of such groups after it; compaction and
+// clustering planners leave the groups out.
+func PendingCompactionGroups(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plainOnly bool) (map[string]spec.InstantTime, error) {
+	out := map[string]spec.InstantTime{}
+	for _, in := range tl.PendingCompactions() {
+		if plainOnly && in.Action != spec.ActionCompaction {
+			continue
+		}
+		b, err := tl.ReadRequested(ctx, st, in)
+		if err != nil {
+			return nil, fmt.Errorf("pending compaction %s: %w", in.Time, err)
+		}
+		plan, err := commitmeta.DecodeCompactionPlan(b)
+		if err != nil {
+			return nil, fmt.Errorf("compaction plan %s: %w", in.Time, err)
+		}
+		for _, op := range plan.Operations {
+			out[op.PartitionPath+"/"+op.FileID] = in.Time
+		}
+	}
+	return out, nil
 }

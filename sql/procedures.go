@@ -137,19 +137,7 @@ func callCompaction(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*
 	if err != nil {
 		return nil, err
 	}
-	state := "NONE"
-	switch {
-	case res.Completed:
-		state = "COMPLETED"
-	case res.Scheduled != "":
-		state = "REQUESTED"
-	}
-	instant := res.Instant
-	if instant == "" {
-		instant = res.Scheduled
-	}
-	return newRowsResult("CALL", []string{"timestamp", "operation_size", "state", "message"},
-		[][]any{{nullIfEmpty(instant), int64(res.FilesWritten), state, nullIfEmpty(res.Message)}})
+	return serviceRow("operation_size", res.Instant, res.Scheduled, res.Completed, res.FilesWritten, res.Message)
 }
 
 func callClustering(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
@@ -175,19 +163,25 @@ func callClustering(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*
 	if err != nil {
 		return nil, err
 	}
+	return serviceRow("input_group_size", res.Instant, res.Scheduled, res.Completed, res.FilesWritten, res.Message)
+}
+
+// serviceRow is the one-row result of run_compaction and run_clustering: the instant (the
+// executed one, else the scheduled one), a size column, the state Hudi's procedures print
+// (COMPLETED, REQUESTED or NONE) and a message.
+func serviceRow(sizeColumn, instant, scheduled string, completed bool, size int, message string) (*Result, error) {
 	state := "NONE"
 	switch {
-	case res.Completed:
+	case completed:
 		state = "COMPLETED"
-	case res.Scheduled != "":
+	case scheduled != "":
 		state = "REQUESTED"
 	}
-	instant := res.Instant
 	if instant == "" {
-		instant = res.Scheduled
+		instant = scheduled
 	}
-	return newRowsResult("CALL", []string{"timestamp", "input_group_size", "state", "message"},
-		[][]any{{nullIfEmpty(instant), int64(res.FilesWritten), state, nullIfEmpty(res.Message)}})
+	return newRowsResult("CALL", []string{"timestamp", sizeColumn, "state", "message"},
+		[][]any{{nullIfEmpty(instant), int64(size), state, nullIfEmpty(message)}})
 }
 
 func callClean(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {

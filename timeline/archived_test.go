@@ -57,64 +57,6 @@ func loadReal(t testing.TB, name string) realFile {
 	return realFile{raw: raw, schema: s, value: values[0]}
 }
 
-// dedupeNames rewrites a schema tree so that a named type already defined earlier in the
-// enclosing schema (tracked in seen) becomes a reference by full name, as Java's
-// Schema.toString emits repeated types. Without it, inlining two real schemas that both
-// define HoodieWriteStat would be an invalid schema.
-func dedupeNames(node any, ns string, seen map[string]bool) any {
-	switch n := node.(type) {
-	case []any:
-		out := make([]any, len(n))
-		for i, b := range n {
-			out[i] = dedupeNames(b, ns, seen)
-		}
-		return out
-	case map[string]any:
-		out := map[string]any{}
-		for k, v := range n {
-			out[k] = v
-		}
-		switch typ := n["type"].(type) {
-		case string:
-			switch typ {
-			case "record", "error", "enum", "fixed":
-				name, _ := n["name"].(string)
-				if explicit, ok := n["namespace"].(string); ok {
-					ns = explicit
-				}
-				full := name
-				if !strings.Contains(name, ".") && ns != "" {
-					full = ns + "." + name
-				}
-				if seen[full] {
-					return full
-				}
-				seen[full] = true
-				if fields, ok := n["fields"].([]any); ok {
-					nf := make([]any, len(fields))
-					for i, f := range fields {
-						fm := map[string]any{}
-						for k, v := range f.(map[string]any) {
-							fm[k] = v
-						}
-						fm["type"] = dedupeNames(fm["type"], ns, seen)
-						nf[i] = fm
-					}
-					out["fields"] = nf
-				}
-			case "array":
-				out["items"] = dedupeNames(n["items"], ns, seen)
-			case "map":
-				out["values"] = dedupeNames(n["values"], ns, seen)
-			}
-		default:
-			out["type"] = dedupeNames(typ, ns, seen)
-		}
-		return out
-	}
-	return node
-}
-
 // placeholder is a stand-in record for a nested type no test value uses. Its fields are
 // NOT Hudi's: the reader never looks inside nested records, so only the name matters.
 func placeholder(name string) any {
@@ -161,9 +103,9 @@ func buildEntrySchema(t testing.TB, fields []string) string {
 		var typ any
 		switch {
 		case real[f] != "":
-			typ = []any{"null", dedupeNames(loadReal(t, real[f]).schema, hudiNS, seen)}
+			typ = []any{"null", avro.DedupeNamedTypes(loadReal(t, real[f]).schema, hudiNS, seen)}
 		case placeholders[f] != "":
-			typ = []any{"null", dedupeNames(placeholder(placeholders[f]), hudiNS, seen)}
+			typ = []any{"null", avro.DedupeNamedTypes(placeholder(placeholders[f]), hudiNS, seen)}
 		case f == "HoodieInflightReplaceMetadata":
 			typ = []any{"null", "HoodieCommitMetadata"}
 		case f == "version":

@@ -40,32 +40,6 @@ func checkMORWritable(t *table.Table, o Options) error {
 	return nil
 }
 
-// pendingCompactionBases maps "partition/fileID" to the instant of the pending compaction
-// that plans the group. Java's writer sees such a group's latest slice as the new, still
-// empty slice the compaction will produce: its log files are named after the compaction
-// instant (format doc §4.5), so the compaction, which merges only the planned logs, leaves
-// them on top of its new base file. Readers merge them into the previous slice until then.
-func pendingCompactionBases(ctx context.Context, t *table.Table) (map[string]spec.InstantTime, error) {
-	out := map[string]spec.InstantTime{}
-	for _, in := range t.Timeline.PendingCompactions() {
-		if in.Action != spec.ActionCompaction {
-			continue // a pending log compaction does not start a new slice
-		}
-		b, err := t.Timeline.ReadRequested(ctx, t.Storage, in)
-		if err != nil {
-			return nil, fmt.Errorf("pending compaction %s: %w", in.Time, err)
-		}
-		plan, err := commitmeta.DecodeCompactionPlan(b)
-		if err != nil {
-			return nil, fmt.Errorf("pending compaction plan %s: %w", in.Time, err)
-		}
-		for _, op := range plan.Operations {
-			out[op.PartitionPath+"/"+op.FileID] = in.Time
-		}
-	}
-	return out, nil
-}
-
 // checkMORView refuses tables whose latest slices hold records only in log files (written
 // by a Java index that indexes log files, or inserts routed to logs): the index reads base
 // files only and would miss their keys.

@@ -127,7 +127,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	if w.mor {
-		if w.pendingCompaction, err = pendingCompactionBases(ctx, t); err != nil {
+		// Java's writer sees a group planned by a pending compaction as the new, still
+		// empty slice the compaction will produce: its logs are named after that instant.
+		if w.pendingCompaction, err = commit.PendingCompactionGroups(ctx, t.Storage, t.Timeline, true); err != nil {
 			return nil, err
 		}
 	}

@@ -730,8 +730,13 @@ func withoutDefaults(s schemaNode) schemaNode {
 		if fields, ok := t["fields"].([]any); ok {
 			nf := make([]any, len(fields))
 			for i, f := range fields {
-				fm := map[string]any{}
-				for k, v := range f.(map[string]any) {
+				fmap, ok := f.(map[string]any)
+				if !ok {
+					nf[i] = f
+					continue
+				}
+				fm := make(map[string]any, len(fmap))
+				for k, v := range fmap {
 					fm[k] = v
 				}
 				if u, ok := fm["type"].([]any); ok && slices.Contains(u, any("null")) {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hudi-go/hudi/internal/avro"
 )
 
 const hudiNamespace = "org.apache.hudi.avro.model"
@@ -79,7 +81,7 @@ func entrySchemaJSON() (string, error) {
 			if err := json.Unmarshal([]byte(f.schema), &node); err != nil {
 				return "", fmt.Errorf("schema of %s: %w", f.name, err)
 			}
-			typ = []any{"null", dedupeNamed(node, hudiNamespace, seen)}
+			typ = []any{"null", avro.DedupeNamedTypes(node, hudiNamespace, seen)}
 		case f.ref != "":
 			typ = []any{"null", f.ref}
 		case f.name == fVersion:
@@ -95,63 +97,6 @@ func entrySchemaJSON() (string, error) {
 		return "", err
 	}
 	return string(b), nil
-}
-
-// dedupeNamed rewrites a schema tree so that a named type already defined (in seen) becomes
-// a reference by full name: the same record may appear in several nested schemas
-// (HoodieWriteStat, HoodieInstantInfo), and Avro allows one definition per name.
-func dedupeNamed(node any, ns string, seen map[string]bool) any {
-	switch n := node.(type) {
-	case []any:
-		out := make([]any, len(n))
-		for i, b := range n {
-			out[i] = dedupeNamed(b, ns, seen)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(n))
-		for k, v := range n {
-			out[k] = v
-		}
-		switch typ := n["type"].(type) {
-		case string:
-			switch typ {
-			case "record", "error", "enum", "fixed":
-				name, _ := n["name"].(string)
-				if explicit, ok := n["namespace"].(string); ok {
-					ns = explicit
-				}
-				full := name
-				if !strings.Contains(name, ".") && ns != "" {
-					full = ns + "." + name
-				}
-				if seen[full] {
-					return full
-				}
-				seen[full] = true
-				if fields, ok := n["fields"].([]any); ok {
-					nf := make([]any, len(fields))
-					for i, f := range fields {
-						fm := map[string]any{}
-						for k, v := range f.(map[string]any) {
-							fm[k] = v
-						}
-						fm["type"] = dedupeNamed(fm["type"], ns, seen)
-						nf[i] = fm
-					}
-					out["fields"] = nf
-				}
-			case "array":
-				out["items"] = dedupeNamed(n["items"], ns, seen)
-			case "map":
-				out["values"] = dedupeNamed(n["values"], ns, seen)
-			}
-		default:
-			out["type"] = dedupeNamed(typ, ns, seen)
-		}
-		return out
-	}
-	return node
 }
 
 // schemaNode is a nested record schema parsed with encoding/json, walked by project.

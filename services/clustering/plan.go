@@ -259,18 +259,12 @@ func absPath(t *table.Table) func(string) string {
 // compaction, log compaction or clustering: Java's ClusteringPlanStrategy leaves them out.
 func pendingFileGroups(ctx context.Context, t *table.Table) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, in := range t.Timeline.PendingCompactions() {
-		b, err := t.Timeline.ReadRequested(ctx, t.Storage, in)
-		if err != nil {
-			return nil, err
-		}
-		p, err := commitmeta.DecodeCompactionPlan(b)
-		if err != nil {
-			return nil, fmt.Errorf("compaction plan %s: %w", in.Time, err)
-		}
-		for _, op := range p.Operations {
-			out[op.PartitionPath+"/"+op.FileID] = true
-		}
+	compacting, err := commit.PendingCompactionGroups(ctx, t.Storage, t.Timeline, false)
+	if err != nil {
+		return nil, err
+	}
+	for g := range compacting {
+		out[g] = true
 	}
 	pending, err := commit.PendingClustering(ctx, t.Storage, t.Timeline)
 	if err != nil {

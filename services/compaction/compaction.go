@@ -203,17 +203,12 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 		return "", nil, err
 	}
 	pending := map[string]bool{}
-	for _, in := range t.Timeline.PendingCompactions() {
-		if in.Action != spec.ActionCompaction {
-			continue
-		}
-		p, err := readPlan(ctx, t, in)
-		if err != nil {
-			return "", nil, err
-		}
-		for _, op := range p.Operations {
-			pending[op.PartitionPath+"/"+op.FileID] = true
-		}
+	compacting, err := commit.PendingCompactionGroups(ctx, st, t.Timeline, true)
+	if err != nil {
+		return "", nil, err
+	}
+	for g := range compacting {
+		pending[g] = true
 	}
 	// File groups a pending clustering rewrites are left alone too, as Java's compaction
 	// planner does: the clustering replaces them.
