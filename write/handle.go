@@ -17,6 +17,7 @@ import (
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/internal/javastr"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -105,12 +106,11 @@ func (f *fileWriter) write(rec arrow.Record) error {
 	for i := 0; i < keys.Len(); i++ {
 		k := keys.Value(i)
 		f.filter.Add(k)
-		// Go compares UTF-8 bytes where Java compares UTF-16 units; the two orders differ
-		// only for supplementary characters.
-		if !f.hasKeys || k < f.minKey {
+		// Java's String order (UTF-16 units), as Hudi's footer min/max keys are.
+		if !f.hasKeys || javastr.Compare(k, f.minKey) < 0 {
 			f.minKey = k
 		}
-		if !f.hasKeys || k > f.maxKey {
+		if !f.hasKeys || javastr.Compare(k, f.maxKey) > 0 {
 			f.maxKey = k
 		}
 		f.hasKeys = true

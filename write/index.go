@@ -12,6 +12,7 @@ import (
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/internal/javastr"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -117,12 +118,16 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 		return nil, fmt.Errorf("index lookup: %w", err)
 	}
 	defer pf.Close()
+	// Every index prunes by the footer's key range: it is exact (a key outside it is not
+	// in the file) and costs no more than the footer already read. Java's SIMPLE index
+	// reads every candidate file; the result is the same.
 	if useBloom {
-		candidates := bloomCandidates(pf, keys)
-		if len(candidates) == 0 {
-			return nil, nil
-		}
-		keys = candidates
+		keys = bloomCandidates(pf, keys)
+	} else {
+		keys = inKeyRange(pf, keys)
+	}
+	if len(keys) == 0 {
+		return nil, nil
 	}
 	leaves, found := pf.LeafColumns([]string{schema.MetaFields[2]})
 	if len(found) == 0 {
@@ -151,14 +156,7 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 func bloomCandidates(pf *parquet.File, keys map[string][]int) map[string][]int {
 	// Range pruning first: decoding a footer's bloom filter (~430 KB by default) is the
 	// expensive step, and time-ordered keys rule most files out by range alone.
-	inRange := map[string][]int{}
-	minKey, maxKey, hasRange := pf.MinMaxRecordKeys()
-	for k, idx := range keys {
-		if hasRange && (k < minKey || k > maxKey) {
-			continue
-		}
-		inRange[k] = idx
-	}
+	inRange := inKeyRange(pf, keys)
 	if len(inRange) == 0 {
 		return nil
 	}
@@ -173,6 +171,22 @@ func bloomCandidates(pf *parquet.File, keys map[string][]int) map[string][]int {
 	out := map[string][]int{}
 	for k, idx := range inRange {
 		if filter.MightContain(k) {
+			out[k] = idx
+		}
+	}
+	return out
+}
+
+// inKeyRange keeps the keys within the file's footer min/max record keys, compared in
+// Java's String order as Hudi wrote them. A file without a key range keeps every key.
+func inKeyRange(pf *parquet.File, keys map[string][]int) map[string][]int {
+	minKey, maxKey, hasRange := pf.MinMaxRecordKeys()
+	if !hasRange {
+		return keys
+	}
+	out := map[string][]int{}
+	for k, idx := range keys {
+		if javastr.Compare(k, minKey) >= 0 && javastr.Compare(k, maxKey) <= 0 {
 			out[k] = idx
 		}
 	}
