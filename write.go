@@ -104,9 +104,15 @@ type WriteOptions struct {
 	// where it is true delete their key (unconditionally), the rest are written by the
 	// operation — an upsert and a delete in one commit, as SQL's MERGE INTO needs.
 	DeleteMarker string
+	// Progress, if set, is called at each phase of the write, as its file tasks finish
+	// and before each inline table service; see write.Progress.
+	Progress func(WriteProgress)
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
+
+// WriteProgress reports how far a write has come (write.Progress).
+type WriteProgress = write.Progress
 
 // WriteResult summarizes a committed write.
 type WriteResult = write.Result
@@ -148,6 +154,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		BucketNumBuckets:    cfg.Int(config.BucketIndexNumBuckets),
 		BucketHashFields:    cfg.List(config.BucketIndexHashField),
 		Logger:              o.Logger,
+		Progress:            o.Progress,
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
 	}
@@ -189,8 +196,15 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 	// metadata (compaction, clustering) come after the write's reload or a service that
 	// reloads when it changes the table; one reload at the end serves later calls.
 	defer t.reload(ctx)
-	for _, svc := range []func(context.Context, *config.Config, WriteOptions) error{t.inlineCompact, t.inlineCluster, t.inlineClean, t.inlineArchive} {
-		if err := svc(ctx, cfg, o); err != nil {
+	services := []struct {
+		name string
+		run  func(context.Context, *config.Config, WriteOptions) error
+	}{{"compaction", t.inlineCompact}, {"clustering", t.inlineCluster}, {"clean", t.inlineClean}, {"archive", t.inlineArchive}}
+	for i, svc := range services {
+		if o.Progress != nil {
+			o.Progress(WriteProgress{Phase: write.PhaseServices, Done: int64(i), Total: int64(len(services)), Detail: svc.name})
+		}
+		if err := svc.run(ctx, cfg, o); err != nil {
 			return err
 		}
 	}

@@ -120,7 +120,10 @@ type Options struct {
 	TimelineZone *time.Location
 	Now          func() time.Time
 	Logger       *slog.Logger
-	Mem          memory.Allocator
+	// Progress, if set, is called at each phase of the write and as file tasks finish
+	// (from one goroutine at a time); the CLI turns it into progress lines on stderr.
+	Progress func(Progress)
+	Mem      memory.Allocator
 	// Parallelism is the number of files written at once (default: CPUs).
 	Parallelism int
 }

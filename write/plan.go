@@ -360,6 +360,8 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	var firstErr error
 	sem := make(chan struct{}, max(1, w.o.Parallelism))
 	var wg sync.WaitGroup
+	done := int64(0)
+	w.o.progress(Progress{Phase: PhaseWrite, Total: int64(len(tasks))})
 	for id, tk := range tasks {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -377,6 +379,8 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 				return
 			}
 			stats = append(stats, s...)
+			done++
+			w.o.progress(Progress{Phase: PhaseWrite, Done: done, Total: int64(len(tasks))})
 		}()
 	}
 	wg.Wait()

@@ -103,6 +103,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	defer in.release()
+	o.progress(Progress{Phase: PhaseInput, Done: int64(len(in.records))})
 	switch {
 	case o.Operation == Upsert && *o.CombineBeforeUpsert,
 		o.Operation == Delete && *o.CombineBeforeDelete,
@@ -133,6 +134,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			return nil, err
 		}
 	}
+	o.progress(Progress{Phase: PhaseIndex})
 	if err := w.applyDupPolicy(ctx); err != nil {
 		return nil, err
 	}
@@ -189,6 +191,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			}
 		}
 	}
+	o.progress(Progress{Phase: PhaseCommit})
 	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func newCreateCmd(e *env) *cobra.Command {
 }
 
 func newWriteCmd(e *env) *cobra.Command {
-	var op, input, inputFormat, format string
+	var op, input, inputFormat, format, progress string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "write TABLE",
@@ -124,7 +124,11 @@ the input are ignored. delete needs only the record key and partition columns.`,
 			if input == "" && op != "delete_partition" {
 				return usagef("--input is required for %s (use - for stdin)", op)
 			}
-			return runWrite(cmd.Context(), e, args[0], op, input, inputFormat, format, settings)
+			pp, err := newProgressPrinter(e.stderr, progress)
+			if err != nil {
+				return err
+			}
+			return runWrite(cmd.Context(), e, args[0], op, input, inputFormat, format, settings, pp)
 		},
 	}
 	f := cmd.Flags()
@@ -133,10 +137,11 @@ the input are ignored. delete needs only the record key and partition columns.`,
 	f.StringVar(&inputFormat, "input-format", "", "jsonl (default) or parquet")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	f.StringVar(&format, "format", "text", "result format: text or json")
+	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once a write runs 2 s), always or never")
 	return cmd
 }
 
-func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format string, settings map[string]string) error {
+func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format string, settings map[string]string, pp *progressPrinter) error {
 	t, err := hudi.Open(ctx, path)
 	if err != nil {
 		return err
@@ -148,12 +153,16 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		}
 	}()
 	if input != "" {
-		batches, err = readInput(ctx, t, input, inputFormat)
+		batches, err = readInput(ctx, t, input, inputFormat, pp)
 		if err != nil {
 			return err
 		}
 	}
-	res, err := t.Write(ctx, batches, hudi.WriteOptions{Operation: op, Settings: settings, Logger: e.logger})
+	wo := hudi.WriteOptions{Operation: op, Settings: settings, Logger: e.logger}
+	if pp != nil {
+		wo.Progress = pp.report
+	}
+	res, err := t.Write(ctx, batches, wo)
 	if err != nil {
 		return err
 	}
@@ -167,7 +176,8 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 
 // readInput decodes the input rows with the table's schema (plus the meta columns, which
 // are accepted and ignored).
-func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string) ([]arrow.Record, error) {
+func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string, pp *progressPrinter) ([]arrow.Record, error) {
+	var rows int64
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	if input != "-" {
@@ -191,6 +201,8 @@ func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string) ([
 			err = pf.ReadBatches(ctx, nil, nil, func(rec arrow.Record) error {
 				rec.Retain()
 				out = append(out, rec)
+				rows += rec.NumRows()
+				pp.inputRead(rows)
 				return nil
 			})
 			return out, err
@@ -218,6 +230,8 @@ func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string) ([
 			return nil, fmt.Errorf("input %s: %w", name, err)
 		}
 		out = append(out, rec)
+		rows += rec.NumRows()
+		pp.inputRead(rows)
 	}
 	return out, nil
 }
