@@ -88,6 +88,44 @@ func ListPartitions(ctx context.Context, st storage.Storage) (*Listing, error) {
 	return l, nil
 }
 
+// ListPartitionsIn lists only the given partitions (relative paths, "" for a
+// non-partitioned table's root) — for services that know from the timeline which
+// partitions changed. A partition that no longer exists or holds no partition metadata
+// file is left out; subdirectories are not searched.
+func ListPartitionsIn(ctx context.Context, st storage.Storage, partitions []string) (*Listing, error) {
+	l := &Listing{}
+	seen := map[string]bool{}
+	for _, dir := range partitions {
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		entries, err := st.List(ctx, dir)
+		if errors.Is(err, storage.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list partition %q: %w", dir, err)
+		}
+		var files []storage.FileInfo
+		isPartition := false
+		for _, e := range entries {
+			if e.IsDir {
+				continue
+			}
+			files = append(files, e)
+			if strings.HasPrefix(e.Name, PartitionMetadataFile) {
+				isPartition = true
+			}
+		}
+		if isPartition {
+			l.Partitions = append(l.Partitions, PartitionFiles{Path: dir, Files: files})
+		}
+	}
+	sort.Slice(l.Partitions, func(i, j int) bool { return l.Partitions[i].Path < l.Partitions[j].Path })
+	return l, nil
+}
+
 func walk(ctx context.Context, st storage.Storage, dir string, l *Listing) error {
 	entries, err := st.List(ctx, dir)
 	if err != nil {

@@ -549,6 +549,16 @@ func TestListPartitions(t *testing.T) {
 			if !reflect.DeepEqual(order, c.order) {
 				t.Errorf("partition order %q, want %q", order, c.order)
 			}
+			// Listing the known partitions directly gives the same result; a missing
+			// directory and one without partition metadata are left out.
+			asked := append([]string{"missing", "year=2024", "nometa"}, c.order...)
+			some, err := ListPartitionsIn(context.Background(), local.New(root), append(asked, c.order...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := listingSummary(some); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("ListPartitionsIn(%q)\n got %v\nwant %v", asked, got, c.want)
+			}
 		})
 	}
 }

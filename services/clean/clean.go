@@ -8,10 +8,12 @@
 // <T>.clean holding HoodieCleanMetadata (Execute). Run does what Java's inline clean does
 // after a commit; DryRun reports the same without changing anything.
 //
-// Planning always lists every partition. Java's incremental mode
-// (hoodie.cleaner.incremental.mode, default true) only narrows the partitions it looks at
-// to those written since the last clean; the files it selects are the same, so a full scan
-// is a slower but equivalent plan. hoodie.clean.async is ignored: cleaning is inline.
+// Planning lists only the partitions written since the last clean when it can, as Java's
+// incremental mode does (hoodie.cleaner.incremental.mode, default true): a slice can only
+// become cleanable when a later commit writes its file group, so the partitions of the
+// commits between the last clean's earliest retained instant and the new one hold every
+// newly cleanable file. That keeps the clean that follows each write proportional to the
+// write, not to the table. hoodie.clean.async is ignored: cleaning is inline.
 package clean
 
 import (
@@ -69,6 +71,9 @@ type Options struct {
 	// MaxCommits is hoodie.clean.max.commits: completed commits since the last clean
 	// before a new clean is planned (trigger strategy NUM_COMMITS).
 	MaxCommits int
+	// FullScan turns incremental planning off (hoodie.cleaner.incremental.mode=false):
+	// every partition is listed on every plan.
+	FullScan bool
 	// FailedWrites is hoodie.cleaner.policy.failed.writes; with LAZY, Run first rolls
 	// back pending writes whose heartbeat expired.
 	FailedWrites string
@@ -91,6 +96,7 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 		FileVersionsRetained: cfg.Int(config.CleanerFileVersionsRetained),
 		HoursRetained:        cfg.Int(config.CleanerHoursRetained),
 		MaxCommits:           cfg.Int(config.CleanMaxCommits),
+		FullScan:             !cfg.Bool(config.CleanerIncrementalMode),
 		FailedWrites:         strings.ToUpper(cfg.String(config.FailedWritesCleanerPolicy)),
 	}
 	if !cfg.IsSet(config.CleanerPolicy) {
@@ -533,7 +539,16 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 		sel.EarliestInstantToRetain = &commitmeta.ActionInstant{Timestamp: string(earliest.Time),
 			Action: string(earliest.Action), State: "COMPLETED"}
 	}
-	listing, err := t.List(ctx)
+	var listing *fsview.Listing
+	parts, incremental, err := s.incrementalPartitions(ctx, o, earliest)
+	if err != nil {
+		return nil, err
+	}
+	if incremental {
+		listing, err = fsview.ListPartitionsIn(ctx, t.Storage, parts)
+	} else {
+		listing, err = t.List(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -547,6 +562,63 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 	}
 	sort.Slice(sel.Files, func(i, j int) bool { return sel.Files[i].Path < sel.Files[j].Path })
 	return sel, nil
+}
+
+// incrementalPartitions is CleanPlanner.getPartitionPathsToClean in incremental mode:
+// for the commit-based policies, when the last completed clean recorded an earliest
+// commit to retain that is still on the active timeline, the partitions written (or
+// replaced) by completed commits from that instant up to, not including, the new earliest
+// instant to retain. ok is false where Java lists every partition instead.
+func (s *tableState) incrementalPartitions(ctx context.Context, o Options, earliest *timeline.Instant) (parts []string, ok bool, err error) {
+	if o.FullScan || earliest == nil || (o.Policy != KeepLatestCommits && o.Policy != KeepLatestByHours) {
+		return nil, false, nil
+	}
+	var last *timeline.Instant
+	for _, in := range s.t.Timeline.Instants {
+		if in.Action == spec.ActionClean && in.IsCompleted() {
+			in := in
+			last = &in
+		}
+	}
+	if last == nil {
+		return nil, false, nil
+	}
+	b, err := s.t.Timeline.ReadCompleted(ctx, s.t.Storage, *last)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil, false, nil // an empty clean file (Java deletes it and scans fully)
+	}
+	m, err := commitmeta.DecodeClean(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("clean metadata %s: %w", last.Time, err)
+	}
+	from := spec.InstantTime(m.EarliestCommitToRetain)
+	if from == "" || s.t.Timeline.IsBeforeStart(from) {
+		return nil, false, nil
+	}
+	seen := map[string]bool{}
+	for _, in := range s.completed {
+		if in.Time.Less(from) || !in.Time.Less(earliest.Time) {
+			continue
+		}
+		cm, err := s.t.CommitMetadata(ctx, in)
+		if err != nil {
+			return nil, false, err
+		}
+		for p := range cm.PartitionToWriteStats {
+			seen[p] = true
+		}
+		for p := range cm.PartitionToReplaceFileIDs {
+			seen[p] = true
+		}
+	}
+	for p := range seen {
+		parts = append(parts, p)
+	}
+	sort.Strings(parts)
+	return parts, true, nil
 }
 
 // partition is CleanPlanner.getDeletePaths for one partition.
