@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/expr"
 	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/read"
 	"github.com/hudi-go/hudi/storage/local"
@@ -197,7 +198,12 @@ func w6LookupDelete(r *runner) error {
 				return "", fmt.Errorf("key %s: hudi-go %d rows fare %v, DuckDB %d rows fare %v, want fare %v", k, c1, f1, c2, f2, fares[j])
 			}
 		}
-		return fmt.Sprintf("%d keys found once with the right fare by both, over %d files", len(keys), len(files)), nil
+		pruning, err := w6KeyPruning(ctx, tbl, keys)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%d keys found once with the right fare by both, over %d files; hudi-go key pruning per lookup: %s",
+			len(keys), len(files), pruning), nil
 	}
 	if err := r.compare(fmt.Sprintf("point lookups ×%d (key filter)", lookups), lookups, []string{"(no target)"}, check,
 		side{name: "hudi-go scan key filter", run: func(ctx context.Context) error {
@@ -228,6 +234,40 @@ func w6LookupDelete(r *runner) error {
 	}
 	return r.upsertCase("delete 1,000 recent keys BLOOM", "(≤1.5× as W2)", base, n, keyRange{n - 1000, n, 1}, "delete",
 		merged(snappy, r.indexSettings("BLOOM", n)))
+}
+
+// w6KeyPruning runs the lookups through read.Plan (the facade's Scan wraps it) to report
+// how many base files the key filter's footer pruning skipped, summed over the lookups.
+func w6KeyPruning(ctx context.Context, dir string, keys []string) (string, error) {
+	tb, err := table.Open(ctx, local.New(dir))
+	if err != nil {
+		return "", err
+	}
+	var sum read.KeyPruning
+	for _, k := range keys {
+		f, err := expr.Parse("uuid = '" + k + "'")
+		if err != nil {
+			return "", err
+		}
+		sc, err := read.Plan(ctx, tb, read.Options{Filter: f, Columns: []string{"uuid", "fare"}})
+		if err != nil {
+			return "", err
+		}
+		if err := sc.Run(ctx, func(arrow.Record) error { return nil }); err != nil {
+			return "", err
+		}
+		p := sc.KeyPruning()
+		if !p.Pinned {
+			return "", fmt.Errorf("filter uuid = '%s' does not pin the record key", k)
+		}
+		sum.Checked += p.Checked
+		sum.PrunedByRange += p.PrunedByRange
+		sum.PrunedByBloom += p.PrunedByBloom
+	}
+	n := float64(len(keys))
+	return fmt.Sprintf("%.1f footers checked, %.1f pruned by key range, %.1f by bloom filter, %.1f read",
+		float64(sum.Checked)/n, float64(sum.PrunedByRange)/n, float64(sum.PrunedByBloom)/n,
+		float64(sum.Checked-sum.PrunedByRange-sum.PrunedByBloom)/n), nil
 }
 
 // ---------------------------------------------------------------------------------- W7

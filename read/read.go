@@ -60,6 +60,13 @@ type Scan struct {
 	fgOpts   filegroup.Options
 	readCols []string // columns read per slice: output ∪ filter ∪ commit time
 	empty    bool
+
+	// Key pruning (keyprune.go): the record keys the filter pins, if it does.
+	keyPinned       bool
+	pinnedKeys      []string // Java String order
+	pinnedSet       map[string]struct{}
+	pinnedValidUTF8 bool
+	keyCounters     keyPruneCounters
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -213,6 +220,16 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	if opts.Filter != nil {
 		s.fgOpts.SelectRowGroups = rowGroupSelector(opts.Filter, full)
+		// Footer keys are those of the meta column; without meta fields they are not
+		// relied on.
+		if t.Config.PopulateMetaFields() {
+			s.pinnedKeys, s.keyPinned = pinKeys(opts.Filter, full, t.Config)
+			s.pinnedValidUTF8 = allValidUTF8(s.pinnedKeys)
+			s.pinnedSet = make(map[string]struct{}, len(s.pinnedKeys))
+			for _, k := range s.pinnedKeys {
+				s.pinnedSet[k] = struct{}{}
+			}
+		}
 	}
 	return s, nil
 }
@@ -402,7 +419,13 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 
 // readSlice reads one slice, filters and projects its batches, and sends them on.
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
+	if s.skipByKey(ctx, sl) {
+		return nil
+	}
 	opts := s.fgOpts
+	if s.keyPinned && opts.SelectRowGroups != nil {
+		opts.SelectRowGroups = s.keyRowGroups(ctx, opts.SelectRowGroups)
+	}
 	if s.t.Config.DropPartitionColumns() {
 		opts.PartitionValues = partitionValues(s.t.Config, sl.Partition)
 	}
