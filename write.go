@@ -168,6 +168,12 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
 		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
 	}
+	switch wo.IndexType {
+	case write.IndexGlobalBloom:
+		wo.UpdatePartitionPath = b(config.BloomIndexUpdatePartitionPath)
+	case write.IndexGlobalSimple:
+		wo.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
+	}
 	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
 	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns)
 	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)

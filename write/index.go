@@ -1,8 +1,10 @@
 package write
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +15,7 @@ import (
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/javastr"
+	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -53,7 +56,6 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 	indexType string, parallelism int) (map[int]location, error) {
 	global := isGlobal(indexType)
 	files := candidateFiles(view, records, global)
-	useBloom := indexType == IndexBloom || indexType == IndexGlobalBloom
 	// keys wanted per partition ("" bucket for global lookups)
 	want := map[string]map[string][]int{}
 	for i, r := range records {
@@ -66,17 +68,52 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 		}
 		want[p][r.key] = append(want[p][r.key], i)
 	}
+	wanted := func(sl *fsview.FileSlice) map[string][]int {
+		if global {
+			return want[""]
+		}
+		return want[sl.Partition]
+	}
 	out := map[int]location{}
+	err := scanBaseFiles(ctx, st, mem, files, wanted, usesBloom(indexType), "", parallelism, func(sl *fsview.FileSlice, hits []storedHit) {
+		for _, h := range hits {
+			for _, i := range h.recs {
+				out[i] = location{slice: sl}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// usesBloom reports the indexes that prune candidate files by their bloom filters.
+func usesBloom(indexType string) bool {
+	return indexType == IndexBloom || indexType == IndexGlobalBloom
+}
+
+// storedHit is a wanted key found in a base file.
+type storedHit struct {
+	recs []int // the input records with the key
+	// ordering is the stored record's ordering value, when the lookup asked for the
+	// ordering column (a global index deciding a partition move by event time).
+	ordering merge.Ordering
+}
+
+// scanBaseFiles looks the keys wanted(slice) up in each file's key column (pruned by key
+// range and, with useBloom, bloom filter), parallelism files at a time, and hands each
+// file's hits to found (called under a lock, one file at a time). orderingCol, if set, is
+// read along with the keys.
+func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator, files []*fsview.FileSlice,
+	wanted func(*fsview.FileSlice) map[string][]int, useBloom bool, orderingCol string, parallelism int,
+	found func(*fsview.FileSlice, []storedHit)) error {
 	var mu sync.Mutex
 	var firstErr error
 	sem := make(chan struct{}, max(1, parallelism))
 	var wg sync.WaitGroup
 	for _, sl := range files {
-		p := sl.Partition
-		if global {
-			p = ""
-		}
-		keys := want[p]
+		keys := wanted(sl)
 		if len(keys) == 0 {
 			continue
 		}
@@ -85,7 +122,7 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 		go func(sl *fsview.FileSlice) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			found, err := matchFile(ctx, st, mem, sl, keys, useBloom)
+			hits, err := matchFile(ctx, st, mem, sl, keys, useBloom, orderingCol)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -94,20 +131,19 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 				}
 				return
 			}
-			for _, i := range found {
-				out[i] = location{slice: sl}
+			if len(hits) > 0 {
+				found(sl, hits)
 			}
 		}(sl)
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return out, nil
+	return firstErr
 }
 
-// matchFile returns the indices of the wanted records whose keys the base file holds.
-func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, keys map[string][]int, useBloom bool) ([]int, error) {
+// matchFile returns the wanted keys the base file holds, with their stored ordering values
+// when orderingCol is set.
+func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, keys map[string][]int,
+	useBloom bool, orderingCol string) ([]storedHit, error) {
 	f, err := st.Open(ctx, sl.Base.Path)
 	if err != nil {
 		return nil, fmt.Errorf("index lookup: %w", err)
@@ -133,22 +169,59 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 	if len(found) == 0 {
 		return nil, fmt.Errorf("index lookup: base file %s has no %s column", sl.Base.Path, schema.MetaFields[2])
 	}
-	var hits []int
+	if orderingCol != "" {
+		ord, _ := pf.LeafColumns([]string{orderingCol}) // absent in files older than the column
+		leaves = append(leaves, ord...)
+	}
+	var hits []storedHit
 	err = pf.ReadBatches(ctx, leaves, nil, func(rec arrow.Record) error {
-		col, ok := rec.Column(0).(*array.String)
-		if !ok {
-			return fmt.Errorf("index lookup: %s of %s is %s, not a string", schema.MetaFields[2], sl.Base.Path, rec.Column(0).DataType())
-		}
-		for i := 0; i < col.Len(); i++ {
-			if col.IsValid(i) {
-				if idx, ok := keys[col.Value(i)]; ok {
-					hits = append(hits, idx...)
+		var keyCol *array.String
+		var ordCol arrow.Array // nil: an older file without the ordering column
+		for c, fld := range rec.Schema().Fields() {
+			switch fld.Name {
+			case schema.MetaFields[2]:
+				s, ok := rec.Column(c).(*array.String)
+				if !ok {
+					return fmt.Errorf("index lookup: %s of %s is %s, not a string", schema.MetaFields[2], sl.Base.Path, rec.Column(c).DataType())
 				}
+				keyCol = s
+			case orderingCol:
+				ordCol = rec.Column(c)
+			}
+		}
+		if keyCol == nil {
+			return fmt.Errorf("index lookup: base file %s returned no %s column", sl.Base.Path, schema.MetaFields[2])
+		}
+		for i := 0; i < keyCol.Len(); i++ {
+			if !keyCol.IsValid(i) {
+				continue
+			}
+			if idx, ok := keys[keyCol.Value(i)]; ok {
+				h := storedHit{recs: idx}
+				if ordCol != nil {
+					h.ordering = detachedOrdering(ordCol, i)
+				}
+				hits = append(hits, h)
 			}
 		}
 		return nil
 	})
 	return hits, err
+}
+
+// detachedOrdering is merge.OrderingAt with string and binary values copied out of the
+// Arrow buffers, which are released after the batch is read.
+func detachedOrdering(arr arrow.Array, i int) merge.Ordering {
+	if arr.IsNull(i) {
+		return merge.Ordering{}
+	}
+	switch a := arr.(type) {
+	case *array.String:
+		return merge.OrderingOf(strings.Clone(a.Value(i)))
+	case *array.Binary:
+		return merge.OrderingOf(bytes.Clone(a.Value(i)))
+	}
+	return merge.OrderingAt(arr, i)
 }
 
 // bloomCandidates keeps the keys within the file's min/max record keys that its bloom

@@ -120,6 +120,10 @@ type Options struct {
 	TimelineZone *time.Location
 	Now          func() time.Time
 	Logger       *slog.Logger
+	// UpdatePartitionPath is hoodie.bloom.index.update.partition.path (GLOBAL_BLOOM) or
+	// hoodie.simple.index.update.partition.path (GLOBAL_SIMPLE): nil means Java 0.14's
+	// default, true — a key arriving with a new partition moves there.
+	UpdatePartitionPath *bool
 	// Progress, if set, is called at each phase of the write and as file tasks finish
 	// (from one goroutine at a time); the CLI turns it into progress lines on stderr.
 	Progress func(Progress)

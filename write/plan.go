@@ -116,14 +116,6 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 	}
 
 	// upsert, insert, delete
-	var locs map[int]location
-	if w.o.Operation != Insert {
-		var err error
-		locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism)
-		if err != nil {
-			return nil, err
-		}
-	}
 	jobs := map[*fsview.FileSlice]*mergeJob{}
 	job := func(sl *fsview.FileSlice) *mergeJob {
 		j := jobs[sl]
@@ -135,29 +127,34 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		return j
 	}
 	var inserts []incoming
-	for i, r := range recs {
-		loc, found := locs[i]
-		if found && loc.slice.Partition != r.partition {
-			// A global index found the key in another partition: Hudi deletes it there
-			// and inserts it here (hoodie.*.index.update.partition.path=true).
-			// An incoming soft delete is routed there as it is and merged by the payload.
-			del := r
-			del.hardDelete = !r.softDelete
-			del.softDelete = true
-			del.partition = loc.slice.Partition
-			job(loc.slice).changes = append(job(loc.slice).changes, del)
-			found = false
+	if isGlobal(w.o.IndexType) && w.o.Operation != Insert {
+		// Keys are matched across partitions, partition moves included (global.go).
+		var err error
+		if inserts, err = w.planGlobal(ctx, recs, job); err != nil {
+			return nil, err
 		}
-		switch {
-		case w.o.Operation == Delete:
-			if found {
-				r.softDelete, r.hardDelete = true, true
-				job(loc.slice).changes = append(job(loc.slice).changes, r)
+	} else {
+		var locs map[int]location
+		if w.o.Operation != Insert {
+			var err error
+			locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism)
+			if err != nil {
+				return nil, err
 			}
-		case found:
-			job(loc.slice).changes = append(job(loc.slice).changes, r)
-		case !r.softDelete:
-			inserts = append(inserts, r)
+		}
+		for i, r := range recs {
+			loc, found := locs[i]
+			switch {
+			case w.o.Operation == Delete:
+				if found {
+					r.softDelete, r.hardDelete = true, true
+					job(loc.slice).changes = append(job(loc.slice).changes, r)
+				}
+			case found:
+				job(loc.slice).changes = append(job(loc.slice).changes, r)
+			case !r.softDelete:
+				inserts = append(inserts, r)
+			}
 		}
 	}
 	if len(inserts) > 0 {
