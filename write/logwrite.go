@@ -16,7 +16,6 @@ import (
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/table"
 )
 
 // Merge-on-read writes (table version 6): updates and deletes of stored keys are appended
@@ -25,12 +24,6 @@ import (
 // hoodie.logfile.data.block.format=parquet) and a DELETE_BLOCK (hard deletes), as Java's
 // HoodieAppendHandle does. Inserts go to new base files exactly as for copy-on-write,
 // except with the bucket index, whose existing buckets take new keys in their logs too.
-
-// checkMORWritable refuses merge-on-read writes the writer does not handle yet. Global
-// indexes are handled: their lookups find keys in the merged view (global.go).
-func checkMORWritable(t *table.Table, o Options) error {
-	return nil
-}
 
 // checkMORView refuses tables whose latest slices hold records only in log files (written
 // by a Java index that indexes log files, or inserts routed to logs): the index reads base

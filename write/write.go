@@ -63,10 +63,6 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			return nil, err
 		}
 	}
-	if err := checkMORWritable(t, o); err != nil {
-		return nil, err
-	}
-
 	var deletes [][]bool
 	if o.DeleteMarker != "" {
 		stripped, marks, err := splitDeleteMarker(batches, o.DeleteMarker)
