@@ -316,6 +316,10 @@ type readCase struct {
 	wantErr string
 	// spill sets a 1-byte log memory budget: every decoded log batch goes to the spill file.
 	spill bool
+	// prefetch decodes the base file on its own goroutine while the logs are scanned.
+	prefetch bool
+	// stats, if set, is the LogStats the read must count.
+	stats *LogStats
 }
 
 func (c readCase) run(t *testing.T) {
@@ -359,7 +363,7 @@ func (c readCase) run(t *testing.T) {
 	if ordering == "" && !c.noOrder {
 		ordering = "ts"
 	}
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(poisonAllocator{memory.NewGoAllocator()})
 	defer mem.AssertSize(t, 0)
 	opts := Options{
 		Schema:              sc,
@@ -375,6 +379,9 @@ func (c readCase) run(t *testing.T) {
 		BatchSize:           2, // several batches per file
 		Mem:                 mem,
 		Logger:              slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if c.prefetch {
+		opts.BasePrefetch = 1
 	}
 	if c.spill {
 		opts.MaxLogMemory = 1
@@ -395,6 +402,8 @@ func (c readCase) run(t *testing.T) {
 			wantCols = append(wantCols, f.Name)
 		}
 	}
+	var stats LogStats
+	opts.LogStats = &stats
 	var got []string
 	err := Read(context.Background(), local.New(root), slice, opts, func(rec arrow.Record) error {
 		var names []string
@@ -422,7 +431,9 @@ func (c readCase) run(t *testing.T) {
 				}
 				parts = append(parts, s)
 			}
-			got = append(got, strings.Join(parts, " "))
+			// Cloned: a single part is the Arrow buffer's own bytes (ValueStr does not
+			// copy a string), which the reader frees after emit.
+			got = append(got, strings.Clone(strings.Join(parts, " ")))
 		}
 		return nil
 	})
@@ -435,6 +446,9 @@ func (c readCase) run(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
+	if c.stats != nil && stats != *c.stats {
+		t.Errorf("log stats %+v, want %+v", stats, *c.stats)
+	}
 	sort.Strings(got)
 	want := append([]string{}, c.want...)
 	sort.Strings(want)
@@ -446,14 +460,33 @@ func (c readCase) run(t *testing.T) {
 	}
 }
 
-// runCases runs every case twice: with the log records in memory, and with all of them
-// spilled to disk (the merge must not depend on where the records are kept).
+// poisonAllocator overwrites memory as it is freed. The Go allocator leaves freed bytes
+// alone until the garbage collector reuses them, so a string still pointing into a
+// released batch (array.String.Value does not copy) reads right in a test and wrong in
+// production with another allocator, or after the spill file took the batch; poisoned,
+// it reads wrong at once.
+type poisonAllocator struct{ memory.Allocator }
+
+func (p poisonAllocator) Free(b []byte) {
+	for i := range b {
+		b[i] = 0xa5
+	}
+	p.Allocator.Free(b)
+}
+
+// runCases runs every case three times: with the log records in memory, with all of them
+// spilled to disk (the merge must not depend on where the records are kept), and with the
+// base file decoded ahead on another goroutine.
 func runCases(t *testing.T, cases []readCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, c.run)
-		c.spill = true
-		t.Run(c.name+"/spilled", c.run)
+		spilled := c
+		spilled.spill = true
+		t.Run(c.name+"/spilled", spilled.run)
+		prefetched := c
+		prefetched.prefetch = true
+		t.Run(c.name+"/prefetched", prefetched.run)
 	}
 }
 
@@ -482,6 +515,14 @@ func TestReadMergeBasics(t *testing.T) {
 			name: "update over base, event time: greater base survives, tie goes to log",
 			base: base3, logs: updates, mode: eventTime,
 			want: []string{"1 b1 @001", "2 u2 @002", "3 u3 @002"},
+		},
+		{
+			// The ordering value of a key seen in a batch that then spills is compared with
+			// later records after the batch is freed: it must be a copy.
+			name: "event time on a string ordering field across batches",
+			base: base3, mode: eventTime, ordering: "val",
+			logs: [][]blk{{dataBlock(2, r(1, 0, "c", 2), r(2, 0, "y", 2)), dataBlock(3, r(1, 0, "m", 3), r(2, 0, "d", 3))}},
+			want: []string{"1 m @003", "2 y @002", "3 b3 @001"},
 		},
 		{
 			name: "event time without ordering field behaves as commit time",
@@ -521,6 +562,12 @@ func TestReadMergeBasics(t *testing.T) {
 		{
 			name: "unknown column",
 			base: base3, columns: []string{"nope"}, wantErr: "nope",
+		},
+		{
+			// The read stops while the base file may be being decoded ahead: nothing leaks.
+			name: "log record without a key fails the read",
+			base: base3, logs: [][]blk{{dataBlock(2, row{id: 4, ts: 1, val: "x", commit: ts(2), noMeta: true})}},
+			wantErr: "null _hoodie_record_key",
 		},
 	})
 }
@@ -698,6 +745,8 @@ func TestReadRollbackAndVisibility(t *testing.T) {
 			},
 			committed: []int{1, 2, 5}, // the rollback instant is no data instant
 			want:      []string{"1 b1 @001", "2 b2 @001", "3 b3 @001", "5 i5 @005"},
+			// Records of committed data and delete blocks are counted, rolled back or not.
+			stats: &LogStats{Blocks: 3, RollbackBlocks: 1, Records: 3},
 		},
 		{
 			name: "rollback removes a delete block of the target",
@@ -717,12 +766,14 @@ func TestReadRollbackAndVisibility(t *testing.T) {
 			logs:      [][]blk{{dataBlock(2, r(1, 20, "inflight", 2)), delBlock(3, "2", int32(0)), dataBlock(4, r(4, 1, "i4", 4))}},
 			committed: []int{1, 4},
 			want:      []string{"1 b1 @001", "2 b2 @001", "3 b3 @001", "4 i4 @004"},
+			stats:     &LogStats{Blocks: 3, Records: 1},
 		},
 		{
-			name: "corrupt bytes between blocks are skipped",
-			base: base3,
-			logs: [][]blk{{dataBlock(2, r(4, 1, "i4", 2)), {raw: corruptRegion()}, dataBlock(3, r(5, 1, "i5", 3)), {raw: corruptRegion()}, delBlock(4, "1", int32(0))}},
-			want: []string{"2 b2 @001", "3 b3 @001", "4 i4 @002", "5 i5 @003"},
+			name:  "corrupt bytes between blocks are skipped",
+			base:  base3,
+			logs:  [][]blk{{dataBlock(2, r(4, 1, "i4", 2)), {raw: corruptRegion()}, dataBlock(3, r(5, 1, "i5", 3)), {raw: corruptRegion()}, delBlock(4, "1", int32(0))}},
+			want:  []string{"2 b2 @001", "3 b3 @001", "4 i4 @002", "5 i5 @003"},
+			stats: &LogStats{Blocks: 5, CorruptBlocks: 2, Records: 3},
 		},
 		{
 			// Java's isBlockCorrupted requires a magic (or EOF) right after a block: a sound

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -36,12 +38,37 @@ type logEntry struct {
 	baseWon bool
 }
 
+// logRecords is the key map of a slice's log records. Entries live in one slice indexed
+// by the map, so that an update of a key already seen rewrites its entry in place: logs
+// that update the same keys many times allocate per key, not per log record, and the
+// garbage collector sees one slice instead of an object per key.
 type logRecords struct {
 	store   *batchStore // nil until the logs are scanned
-	entries map[string]*logEntry
+	index   map[string]int32
+	entries []logEntry
 }
 
-func (l *logRecords) init() { l.entries = map[string]*logEntry{} }
+func (l *logRecords) init() { l.index = map[string]int32{} }
+
+// entry returns the entry of key, or nil.
+func (l *logRecords) entry(key string) *logEntry {
+	if i, ok := l.index[key]; ok {
+		return &l.entries[i]
+	}
+	return nil
+}
+
+// put sets the entry of key. A new key is copied: the caller's string usually points into
+// an Arrow buffer (array.String.Value does not copy), which may be released — or, with the
+// Go allocator, kept alive whole by this one key — once the batch spills.
+func (l *logRecords) put(key string, e logEntry) {
+	if i, ok := l.index[key]; ok {
+		l.entries[i] = e
+		return
+	}
+	l.index[strings.Clone(key)] = int32(len(l.entries))
+	l.entries = append(l.entries, e)
+}
 
 func (l *logRecords) release() {
 	if l.store != nil {
@@ -82,6 +109,7 @@ func (r *sliceReader) scanLogs(ctx context.Context) error {
 				f.Close()
 				return fmt.Errorf("read log file %s: %w", lf.Path, err)
 			}
+			r.countBlock(b)
 			switch b.Type {
 			case logfile.CorruptBlock:
 				// Java skips corrupt blocks with a warning; so do we.
@@ -161,6 +189,32 @@ func (r *sliceReader) scanLogs(ctx context.Context) error {
 	return nil
 }
 
+// countBlock adds a block to Options.LogStats, if set.
+func (r *sliceReader) countBlock(b *logfile.Block) {
+	st := r.opts.LogStats
+	if st == nil {
+		return
+	}
+	st.Blocks++
+	switch {
+	case b.Type == logfile.CorruptBlock:
+		st.CorruptBlocks++
+	case b.Type == logfile.CommandBlock:
+		if b.IsRollback() {
+			st.RollbackBlocks++
+		}
+	case !r.opts.Committed(spec.InstantTime(b.InstantTime())):
+	case b.Type == logfile.AvroDataBlock:
+		if recs, err := logfile.DecodeAvroDataBlock(b.Content); err == nil {
+			st.Records += int64(len(recs))
+		}
+	case b.Type == logfile.DeleteBlock:
+		if recs, err := logfile.DecodeDeleteBlock(b.Content); err == nil {
+			st.Records += int64(len(recs))
+		}
+	}
+}
+
 // avroDecoder decodes the records of Avro data blocks written with one writer schema.
 type avroDecoder struct {
 	writer   *avro.Schema
@@ -192,35 +246,18 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		if err != nil {
 			return err
 		}
-		rb := array.NewRecordBuilder(r.mem, r.read)
-		defer rb.Release()
-		for i, raw := range recs {
-			v, _, err := dec.writer.Decode(raw)
-			if err != nil {
-				return fmt.Errorf("decode avro record %d: %w", i, err)
-			}
-			m, ok := v.(map[string]any)
-			if !ok {
-				return fmt.Errorf("avro record %d is %T, not a record", i, v)
-			}
-			if err := dec.appender.Append(rb, m); err != nil {
-				return fmt.Errorf("avro record %d: %w", i, err)
-			}
-		}
-		rec := rb.NewRecord()
-		if len(r.opts.PartitionValues) > 0 {
-			filled, err := fillPartitionValues(r.mem, rec, r.opts.PartitionValues)
-			rec.Release()
-			if err != nil {
-				return err
-			}
-			rec = filled
-		}
-		return r.addLogBatch(rec)
+		return r.decodeAvroRecords(recs, dec)
 	case logfile.ParquetDataBlock:
 		pf, err := parquet.OpenBytes(b.Content, pb.file, r.mem, int64(r.opts.BatchSize))
 		if err != nil {
 			return err
+		}
+		if rows := r.parquetBatchRows(pf); rows < r.opts.BatchSize {
+			// Wide rows: read smaller batches, for the reason Avro blocks are cut.
+			pf.Close()
+			if pf, err = parquet.OpenBytes(b.Content, pb.file, r.mem, int64(rows)); err != nil {
+				return err
+			}
 		}
 		defer pf.Close()
 		return pf.ReadBatches(ctx, nil, nil, func(batch arrow.Record) error {
@@ -237,11 +274,11 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		}
 		for _, d := range dels {
 			ord := merge.OrderingOf(deleteOrdering(d.OrderingValue))
-			e := r.logs.entries[d.RecordKey]
+			e := r.logs.entry(d.RecordKey)
 			if e != nil && !e.deleteBlock && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
 				continue // a late delete with a smaller ordering value loses
 			}
-			r.logs.entries[d.RecordKey] = &logEntry{deleteBlock: true, ordering: ord}
+			r.logs.put(d.RecordKey, logEntry{deleteBlock: true, ordering: ord})
 		}
 		return nil
 	case logfile.HFileDataBlock:
@@ -250,6 +287,152 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		return nil // change-data blocks are not part of the table's data
 	}
 	return fmt.Errorf("unsupported log block type %v", b.Type)
+}
+
+// decodeAvroRecords decodes the records of one Avro data block into log batches, in
+// order. A block may be as large as hoodie.logfile.data.block.max.size (256 MB by
+// default), and a batch is the unit that is held in memory or spilled and read back, so
+// the records are cut into chunks of at most BatchSize rows and logBatchBytes bytes. Up
+// to GOMAXPROCS chunks are decoded at once, since decoding (Avro to Go values to Arrow)
+// is most of a log scan; only that window of chunks is in memory before the batches go
+// to the store.
+func (r *sliceReader) decodeAvroRecords(recs [][]byte, dec *avroDecoder) error {
+	chunks := r.avroChunks(recs)
+	workers := runtime.GOMAXPROCS(0)
+	out := make([]arrow.Record, workers)
+	errs := make([]error, workers)
+	for len(chunks) > 0 {
+		window := chunks[:min(workers, len(chunks))]
+		chunks = chunks[len(window):]
+		if len(window) == 1 {
+			out[0], errs[0] = r.decodeAvroChunk(recs, window[0], dec)
+		} else {
+			var wg sync.WaitGroup
+			for i, c := range window {
+				wg.Go(func() { out[i], errs[i] = r.decodeAvroChunk(recs, c, dec) })
+			}
+			wg.Wait()
+		}
+		var err error
+		for i := range window {
+			if err == nil {
+				err = errs[i]
+			}
+			if err == nil {
+				err = r.addLogBatch(out[i]) // takes out[i]
+			} else if out[i] != nil {
+				out[i].Release()
+			}
+			out[i], errs[i] = nil, nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// avroChunk is a run of records [from, to) of a block.
+type avroChunk struct{ from, to int }
+
+// avroChunks cuts a block's records into chunks of at most BatchSize rows and about
+// logBatchBytes (the encoded size, near enough to the decoded one: strings and bytes
+// dominate). A block too small to need several chunks but worth decoding in parallel is
+// cut into GOMAXPROCS chunks of equal bytes.
+func (r *sliceReader) avroChunks(recs [][]byte) []avroChunk {
+	var total int
+	for _, raw := range recs {
+		total += len(raw)
+	}
+	n := max((len(recs)+r.opts.BatchSize-1)/r.opts.BatchSize, (total+r.logBatchBytes()-1)/r.logBatchBytes())
+	if w := runtime.GOMAXPROCS(0); n < w && len(recs) >= w*minParallelChunkRows {
+		n = w
+	}
+	target := max(1, (total+n-1)/max(1, n))
+	var chunks []avroChunk
+	from, size := 0, 0
+	for i, raw := range recs {
+		size += len(raw)
+		if i+1-from >= r.opts.BatchSize || size >= target {
+			chunks = append(chunks, avroChunk{from, i + 1})
+			from, size = i+1, 0
+		}
+	}
+	if from < len(recs) {
+		chunks = append(chunks, avroChunk{from, len(recs)})
+	}
+	return chunks
+}
+
+// minParallelChunkRows: smaller blocks are decoded on one goroutine.
+const minParallelChunkRows = 1024
+
+// decodeAvroChunk decodes records c of a block into one batch of the read schema.
+func (r *sliceReader) decodeAvroChunk(recs [][]byte, c avroChunk, dec *avroDecoder) (arrow.Record, error) {
+	rb := array.NewRecordBuilder(r.mem, r.read)
+	defer rb.Release()
+	rb.Reserve(c.to - c.from)
+	for i := c.from; i < c.to; i++ {
+		v, _, err := dec.writer.Decode(recs[i])
+		if err != nil {
+			return nil, fmt.Errorf("decode avro record %d: %w", i, err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("avro record %d is %T, not a record", i, v)
+		}
+		if err := dec.appender.Append(rb, m); err != nil {
+			return nil, fmt.Errorf("avro record %d: %w", i, err)
+		}
+	}
+	rec := rb.NewRecord()
+	if len(r.opts.PartitionValues) > 0 {
+		filled, err := fillPartitionValues(r.mem, rec, r.opts.PartitionValues)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = filled
+	}
+	return rec, nil
+}
+
+// logBatchBytes is the size a batch of decoded log records is cut at: a sixteenth of
+// the memory budget, between 64 KB and 4 MB. A batch being built and the spilled batches
+// read back while the winners are written are memory on top of the budget, so they are
+// kept a small part of it; below 64 KB per batch the per-batch costs (spill file
+// messages, output writes) start to show.
+func (r *sliceReader) logBatchBytes() int {
+	budget := r.opts.MaxLogMemory
+	if budget == 0 {
+		budget = DefaultMaxLogMemory
+	}
+	if budget < 0 {
+		return maxLogBatchBytes
+	}
+	return int(min(max(budget/16, minLogBatchBytes), maxLogBatchBytes))
+}
+
+const (
+	minLogBatchBytes = 64 << 10
+	maxLogBatchBytes = 4 << 20
+)
+
+// parquetBatchRows is how many rows of a Parquet file — a log block, or a base file being
+// merged — make about logBatchBytes, judged by its uncompressed size per row; at most
+// BatchSize.
+func (r *sliceReader) parquetBatchRows(pf *parquet.File) int {
+	var size, rows int64
+	for i := 0; i < pf.NumRowGroups(); i++ {
+		rg := pf.RowGroupMetadata(i)
+		size += rg.TotalByteSize()
+		rows += rg.NumRows()
+	}
+	if rows == 0 || size <= 0 {
+		return r.opts.BatchSize
+	}
+	perRow := max(1, size/rows)
+	return int(min(int64(r.opts.BatchSize), max(1, int64(r.logBatchBytes())/perRow)))
 }
 
 // deleteOrdering maps the typed ordering values of delete records onto plain Go values.
@@ -276,7 +459,7 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 			return fmt.Errorf("log record %d: %w", i, err)
 		}
 		ord := r.orderingOf(rec, i)
-		if e := r.logs.entries[key]; e != nil {
+		if e := r.logs.entry(key); e != nil {
 			if !e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) {
 				continue
 			}
@@ -284,7 +467,10 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 				continue // a delete with a greater real ordering value beats a late insert
 			}
 		}
-		r.logs.entries[key] = &logEntry{batch: bi, row: int32(i), ordering: ord, softDeleted: r.isDeleted(rec, i)}
+		if r.orderingAliases {
+			ord = r.detachedOrderingOf(rec, i)
+		}
+		r.logs.put(key, logEntry{batch: bi, row: int32(i), ordering: ord, softDeleted: r.isDeleted(rec, i)})
 	}
 	_, err := r.logs.store.add(rec)
 	return err
@@ -302,7 +488,7 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 		if err != nil {
 			return fmt.Errorf("base file %s: %w", r.slice.Base.Path, err)
 		}
-		e := r.logs.entries[key]
+		e := r.logs.entry(key)
 		if e == nil || e.consumed {
 			keep.UnsafeAppend(true)
 			continue
@@ -336,11 +522,21 @@ func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
 		return nil
 	}
 	rows := make([][]int32, r.logs.store.len())
-	for _, e := range r.logs.entries {
+	for i := range r.logs.entries {
+		e := &r.logs.entries[i]
 		if e.deleteBlock || e.softDeleted || e.baseWon {
 			continue
 		}
 		rows[e.batch] = append(rows[e.batch], e.row)
+	}
+	// In-memory batches are freed as soon as they are done with — at once for batches
+	// with no winning record (superseded updates), after their rows are emitted for the
+	// others — so that the budget's worth of log records does not stay live on top of the
+	// spilled batches being read back and the output file's row group.
+	for bi, idx := range rows {
+		if len(idx) == 0 {
+			r.logs.store.drop(bi)
+		}
 	}
 	cctx := compute.WithAllocator(ctx, r.mem)
 	for bi, idx := range rows {
@@ -352,6 +548,7 @@ func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
 		if err != nil {
 			return err
 		}
+		r.logs.store.drop(bi)
 		err = r.emitRows(cctx, rec, idx, emit)
 		rec.Release()
 		if err != nil {

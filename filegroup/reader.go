@@ -4,9 +4,11 @@
 package filegroup
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -52,6 +54,23 @@ type Options struct {
 	SpillDir     string
 	Mem          memory.Allocator
 	Logger       *slog.Logger
+	// BasePrefetch is how many base-file batches are decoded ahead of the merge, on a
+	// goroutine of their own that starts while the logs are scanned (0 = none: the base
+	// file is read after the scan, on the caller's goroutine). The batches are memory
+	// beyond MaxLogMemory, so fewer are decoded ahead when BasePrefetch of them would be
+	// more than a sixteenth of it (never fewer than one).
+	BasePrefetch int
+	// LogStats, when set, receives the counts of the slice's log blocks, taken while the
+	// logs are scanned (a compaction's write stat needs them; a second pass over the logs
+	// would read and split every block again).
+	LogStats *LogStats
+}
+
+// LogStats counts the log blocks of a slice read: every block (corrupt, command and
+// uncommitted ones too), the corrupt ones, the rollback command blocks, and the records of
+// committed Avro data blocks and delete blocks.
+type LogStats struct {
+	Blocks, CorruptBlocks, RollbackBlocks, Records int64
 }
 
 // Emit receives each output batch; the batch is released after Emit returns, so Emit
@@ -69,17 +88,102 @@ func Read(ctx context.Context, st storage.Storage, slice fsview.FileSlice, opts 
 		if slice.Base == nil {
 			return nil
 		}
-		return r.readBase(ctx, true, func(rec arrow.Record) error { return r.emitProjected(rec, emit) })
+		return r.readBase(ctx, false, func(rec arrow.Record) error { return r.emitProjected(rec, emit) })
+	}
+	merge := func(rec arrow.Record) error { return r.mergeBaseBatch(ctx, rec, emit) }
+	var base *basePrefetch
+	if slice.Base != nil && opts.BasePrefetch > 0 {
+		// The base file's decoding does not depend on the logs, only the merge does.
+		base = r.prefetchBase(ctx, r.prefetchDepth())
+		defer base.stop()
 	}
 	if err := r.scanLogs(ctx); err != nil {
 		return err
 	}
-	if slice.Base != nil {
-		if err := r.readBase(ctx, false, func(rec arrow.Record) error { return r.mergeBaseBatch(ctx, rec, emit) }); err != nil {
+	switch {
+	case base != nil:
+		if err := base.each(merge); err != nil {
+			return err
+		}
+	case slice.Base != nil:
+		if err := r.readBase(ctx, true, merge); err != nil {
 			return err
 		}
 	}
 	return r.emitLogRecords(ctx, emit)
+}
+
+// basePrefetch decodes a base file's batches on a goroutine of its own, a few batches
+// ahead of their consumer.
+type basePrefetch struct {
+	batches chan arrow.Record // closed after the last batch
+	done    chan error        // the decoder's result, sent once
+	cancel  context.CancelFunc
+	err     error
+	waited  bool
+}
+
+// prefetchDepth is Options.BasePrefetch, capped so that the batches decoded ahead (each
+// about logBatchBytes at most) are within a sixteenth of the memory budget.
+func (r *sliceReader) prefetchDepth() int {
+	budget := r.opts.MaxLogMemory
+	if budget == 0 {
+		budget = DefaultMaxLogMemory
+	}
+	if budget < 0 {
+		return r.opts.BasePrefetch
+	}
+	return max(1, min(r.opts.BasePrefetch, int(budget/16/int64(r.logBatchBytes()))))
+}
+
+// prefetchBase starts decoding the base file for a merge, up to depth batches ahead.
+func (r *sliceReader) prefetchBase(ctx context.Context, depth int) *basePrefetch {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &basePrefetch{batches: make(chan arrow.Record, depth), done: make(chan error, 1), cancel: cancel}
+	go func() {
+		err := r.readBase(ctx, true, func(rec arrow.Record) error {
+			rec.Retain() // readBase releases its batch when this returns
+			select {
+			case p.batches <- rec:
+				return nil
+			case <-ctx.Done():
+				rec.Release()
+				return ctx.Err()
+			}
+		})
+		close(p.batches)
+		p.done <- err
+	}()
+	return p
+}
+
+// each hands the batches to fn in order and returns the first error, fn's or the
+// decoder's.
+func (p *basePrefetch) each(fn func(arrow.Record) error) error {
+	for rec := range p.batches {
+		err := fn(rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return p.wait()
+}
+
+func (p *basePrefetch) wait() error {
+	if !p.waited {
+		p.err, p.waited = <-p.done, true
+	}
+	return p.err
+}
+
+// stop ends the decoding early (or finds it done) and frees the batches not consumed.
+func (p *basePrefetch) stop() {
+	p.cancel()
+	for rec := range p.batches {
+		rec.Release()
+	}
+	p.wait()
 }
 
 type sliceReader struct {
@@ -94,6 +198,9 @@ type sliceReader struct {
 	keyIdx      []int // columns of read that make the record key
 	orderingIdx int   // -1 if none
 	deletedIdx  int   // _hoodie_is_deleted, -1 if absent
+	// orderingAliases: an ordering value of this column points into its Arrow buffer
+	// (strings, bytes), so one kept in the key map is copied first.
+	orderingAliases bool
 
 	logs logRecords
 }
@@ -163,6 +270,10 @@ func newSliceReader(st storage.Storage, slice fsview.FileSlice, opts Options) (*
 		}
 		if opts.OrderingField != "" {
 			r.orderingIdx = seen[opts.OrderingField]
+			switch fields[r.orderingIdx].Type.ID() {
+			case arrow.STRING, arrow.BINARY:
+				r.orderingAliases = true
+			}
 		}
 		if i, ok := seen[isDeletedField]; ok {
 			r.deletedIdx = i
@@ -177,8 +288,9 @@ const isDeletedField = "_hoodie_is_deleted"
 
 func (r *sliceReader) release() { r.logs.release() }
 
-// readBase streams the base file's batches conformed to the read schema.
-func (r *sliceReader) readBase(ctx context.Context, prunable bool, fn func(arrow.Record) error) error {
+// readBase streams the base file's batches conformed to the read schema; merging says
+// whether log records are merged into them.
+func (r *sliceReader) readBase(ctx context.Context, merging bool, fn func(arrow.Record) error) error {
 	base := r.slice.Base
 	f, err := r.st.Open(ctx, base.Path)
 	if err != nil {
@@ -188,6 +300,16 @@ func (r *sliceReader) readBase(ctx context.Context, prunable bool, fn func(arrow
 	pf, err := parquet.Open(f, f.Size(), base.Path, r.mem, int64(r.opts.BatchSize))
 	if err != nil {
 		return err
+	}
+	if merging {
+		if rows := r.parquetBatchRows(pf); rows < r.opts.BatchSize {
+			// A merge reads wide rows in smaller batches, for the reason log blocks are
+			// cut (see logBatchBytes): BatchSize rows of 4 KB would be 32 MB a batch.
+			pf.Close()
+			if pf, err = parquet.Open(f, f.Size(), base.Path, r.mem, int64(rows)); err != nil {
+				return err
+			}
+		}
 	}
 	defer pf.Close()
 	names := make([]string, r.read.NumFields())
@@ -201,7 +323,7 @@ func (r *sliceReader) readBase(ctx context.Context, prunable bool, fn func(arrow
 		leaves = []int{0}
 	}
 	var rowGroups []int
-	if prunable && r.opts.SelectRowGroups != nil {
+	if !merging && r.opts.SelectRowGroups != nil { // see Options.SelectRowGroups
 		if rowGroups = r.opts.SelectRowGroups(pf); len(rowGroups) == 0 {
 			return nil // no row group can match the filter
 		}
@@ -271,6 +393,21 @@ func (r *sliceReader) orderingOf(rec arrow.Record, i int) merge.Ordering {
 		return merge.Ordering{}
 	}
 	return merge.OrderingAt(rec.Column(r.orderingIdx), i)
+}
+
+// detachedOrderingOf is orderingOf with string and bytes values copied out of the batch.
+func (r *sliceReader) detachedOrderingOf(rec arrow.Record, i int) merge.Ordering {
+	switch col := rec.Column(r.orderingIdx).(type) {
+	case *array.String:
+		if col.IsValid(i) {
+			return merge.OrderingOf(strings.Clone(col.Value(i)))
+		}
+	case *array.Binary:
+		if col.IsValid(i) {
+			return merge.OrderingOf(bytes.Clone(col.Value(i)))
+		}
+	}
+	return r.orderingOf(rec, i)
 }
 
 func (r *sliceReader) isDeleted(rec arrow.Record, i int) bool {

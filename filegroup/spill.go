@@ -25,7 +25,8 @@ type batchStore struct {
 	mem    memory.Allocator
 	schema *arrow.Schema
 
-	inMemory []arrow.Record // batches 0 … len(inMemory)-1
+	inMemory []arrow.Record // batches 0 … len(inMemory)-1; nil once dropped
+	sizes    []int64        // recordBytes of each in-memory batch
 	spilled  int            // batches after those, in the spill file in order
 	file     *os.File
 	writer   *ipc.FileWriter
@@ -48,6 +49,7 @@ func (s *batchStore) add(rec arrow.Record) (int32, error) {
 	size := recordBytes(rec)
 	if s.spilled == 0 && (s.budget < 0 || s.used+size <= s.budget) {
 		s.inMemory = append(s.inMemory, rec)
+		s.sizes = append(s.sizes, size)
 		s.used += size
 		return n, nil
 	}
@@ -81,6 +83,9 @@ func (s *batchStore) len() int { return len(s.inMemory) + s.spilled }
 func (s *batchStore) get(i int) (arrow.Record, error) {
 	if i < len(s.inMemory) {
 		rec := s.inMemory[i]
+		if rec == nil {
+			return nil, fmt.Errorf("log batch %d was dropped", i)
+		}
 		rec.Retain()
 		return rec, nil
 	}
@@ -101,12 +106,24 @@ func (s *batchStore) get(i int) (arrow.Record, error) {
 	return rec, nil
 }
 
+// drop frees in-memory batch i, which will not be asked for again (references taken
+// with get stay valid). Spilled batches cost no memory and are left alone.
+func (s *batchStore) drop(i int) {
+	if i < len(s.inMemory) && s.inMemory[i] != nil {
+		s.inMemory[i].Release()
+		s.inMemory[i] = nil
+		s.used -= s.sizes[i]
+	}
+}
+
 // spilledBatches reports how many batches went to disk (tests, logs).
 func (s *batchStore) spilledBatches() int { return s.spilled }
 
 func (s *batchStore) release() {
 	for _, b := range s.inMemory {
-		b.Release()
+		if b != nil {
+			b.Release()
+		}
 	}
 	s.inMemory = nil
 	if s.reader != nil {
@@ -121,8 +138,11 @@ func (s *batchStore) release() {
 	}
 }
 
-// recordBytes is the size of a batch's buffers (arrow-go's util.TotalRecordSize would pull
-// protobuf reflection into the core for the same sum).
+// recordBytes is the memory a batch's buffers hold: their capacity, not their length,
+// since a builder grows a buffer by doubling and hands it over without shrinking it, so a
+// built batch holds up to twice the bytes of its values. (arrow-go's util.TotalRecordSize
+// would pull protobuf reflection into the core, and counts lengths.) A buffer shared by
+// several arrays is counted for each, which errs on the side of spilling.
 func recordBytes(rec arrow.Record) int64 {
 	var n int64
 	for _, c := range rec.Columns() {
@@ -135,7 +155,7 @@ func dataBytes(d arrow.ArrayData) int64 {
 	var n int64
 	for _, b := range d.Buffers() {
 		if b != nil {
-			n += int64(b.Len())
+			n += int64(b.Cap())
 		}
 	}
 	for _, c := range d.Children() {

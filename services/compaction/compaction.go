@@ -10,12 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,7 +25,6 @@ import (
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/merge"
@@ -73,9 +73,12 @@ type Options struct {
 	// Write carries the Parquet and bloom settings of the new base files; its
 	// TimelineZone, Now, Logger and Mem are used too.
 	Write write.Options
-	// MaxLogMemory bounds the decoded log records of one file slice held in memory
-	// (hoodie.memory.compaction.max.size); beyond it they spill to SpillDir
-	// (hoodie.memory.spillable.map.path). 0 = filegroup's default (1 GB).
+	// MaxLogMemory bounds the decoded log records held in memory
+	// (hoodie.memory.compaction.max.size), shared by the file groups compacted at once;
+	// beyond it they spill to SpillDir (hoodie.memory.spillable.map.path). 0 = filegroup's
+	// default (1 GB). A compaction holds more than this: per group compacting, the open
+	// row group of its new base file (hoodie.parquet.block.size) and of its base file, one
+	// log block, a few batches of a sixteenth of the budget, and the record keys.
 	MaxLogMemory int64
 	SpillDir     string
 	// Strategy is hoodie.compaction.strategy's simple class name (LogFileSizeBased by
@@ -460,6 +463,9 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		Logger:              o.Write.Logger,
 		MaxLogMemory:        o.MaxLogMemory,
 		SpillDir:            o.SpillDir,
+		// The base file is decoded while the logs are scanned, a few batches ahead (within
+		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
+		BasePrefetch: 4,
 	}
 	listing, err := t.List(ctx)
 	if err != nil {
@@ -476,18 +482,22 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
 		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
 	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
-	for task, op := range plan.Operations {
-		sl, err := sliceFor(groups, op)
-		if err != nil {
+	// Every slice is resolved before any is written: a plan that no longer matches the
+	// table fails without leaving files behind.
+	planned := make([]fsview.FileSlice, len(plan.Operations))
+	for i, op := range plan.Operations {
+		if planned[i], err = sliceFor(groups, op); err != nil {
 			return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
 		}
-		stat, err := compactSlice(ctx, st, txn, sl, op, task, full, avroWithMeta, fgOpts, vis, o)
-		if err != nil {
-			return nil, fmt.Errorf("compaction %s, file group %s/%s: %w", in.Time, op.PartitionPath, op.FileID, err)
-		}
-		meta.PartitionToWriteStats[op.PartitionPath] = append(meta.PartitionToWriteStats[op.PartitionPath], stat)
+	}
+	stats, err := compactAll(ctx, st, txn, planned, plan.Operations, full, avroWithMeta, fgOpts, o)
+	if err != nil {
+		return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
+	}
+	for i, op := range plan.Operations {
+		meta.PartitionToWriteStats[op.PartitionPath] = append(meta.PartitionToWriteStats[op.PartitionPath], stats[i])
 		res.FilesWritten++
-		res.Bytes += stat.TotalWriteBytes
+		res.Bytes += stats[i].TotalWriteBytes
 	}
 	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
@@ -538,22 +548,119 @@ func sliceFor(groups map[string]*fsview.FileGroup, op commitmeta.CompactionOpera
 	return sl, nil
 }
 
+// compactAll compacts the slices of ops (ops[i] is planned[i]) into their new base files,
+// Options.Write.Parallelism file groups at a time (default GOMAXPROCS), and returns their
+// write stats in plan order. The first failure stops the rest.
+//
+// The log memory budget is shared by the groups compacted at once: it bounds what the
+// compaction holds, as a user sizing hoodie.memory.compaction.max.size for the machine
+// expects, rather than what each group holds (Java's, per Spark task, multiplies with the
+// executor's cores). Each group also holds its output's open row group
+// (hoodie.parquet.block.size) and one log block.
+func compactAll(ctx context.Context, st storage.Storage, txn *commit.Txn, planned []fsview.FileSlice, ops []commitmeta.CompactionOperation,
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) ([]commitmeta.WriteStat, error) {
+	workers := o.Write.Parallelism
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(ops)))
+	if workers > 1 && fgOpts.MaxLogMemory >= 0 {
+		budget := fgOpts.MaxLogMemory
+		if budget == 0 {
+			budget = filegroup.DefaultMaxLogMemory
+		}
+		fgOpts.MaxLogMemory = max(1, budget/int64(workers))
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stats := make([]commitmeta.WriteStat, len(ops))
+	errs := make([]error, len(ops))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				op := ops[i]
+				stats[i], errs[i] = compactSlice(wctx, st, txn, planned[i], op, i, full, avroWithMeta, fgOpts, o)
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("file group %s/%s: %w", op.PartitionPath, op.FileID, errs[i])
+					cancel()
+				}
+			}
+		})
+	}
+feed:
+	for i := range ops {
+		select {
+		case next <- i:
+		case <-wctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	// The failure that stopped the others, not the cancellations it caused.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return stats, nil
+}
+
+// compactSlice writes one file slice's merged records into its new base file. The merge
+// (reading the base file, looking up keys, emitting log records) runs on this goroutine
+// and the Parquet encoding of the output on another, a batch or two behind: the two take
+// about the same time, and overlapping them is what a second core can do for one file
+// group.
 func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl fsview.FileSlice, op commitmeta.CompactionOperation, task int,
-	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, vis *fsview.Visibility, o Options) (commitmeta.WriteStat, error) {
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) (commitmeta.WriteStat, error) {
 	start := time.Now()
 	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
 		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta}, o.Write)
 	if err != nil {
 		return commitmeta.WriteStat{}, err
 	}
-	err = filegroup.Read(ctx, st, sl, fgOpts, func(rec arrow.Record) error {
-		conformed, err := schema.ConformRecord(o.Write.Mem, rec, full)
-		if err != nil {
-			return err
+	var ls filegroup.LogStats
+	fgOpts.LogStats = &ls
+	rctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	batches := make(chan arrow.Record, 1)
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for rec := range batches {
+			if err == nil {
+				if err = writeConformed(o.Write.Mem, bw, rec, full); err != nil {
+					stop(err) // the merge stops at its next batch
+				}
+			}
+			rec.Release()
 		}
-		defer conformed.Release()
-		return bw.Write(conformed)
+		written <- err
+	}()
+	err = filegroup.Read(rctx, st, sl, fgOpts, func(rec arrow.Record) error {
+		rec.Retain()
+		select {
+		case batches <- rec:
+			return nil
+		case <-rctx.Done():
+			rec.Release()
+			return context.Cause(rctx)
+		}
 	})
+	close(batches)
+	if werr := <-written; werr != nil {
+		err = werr // the cause of the merge's error, if it has one
+	}
 	if err != nil {
 		bw.Abort()
 		return commitmeta.WriteStat{}, err
@@ -562,65 +669,30 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	if err != nil {
 		return stat, err
 	}
-	ls, err := logStats(ctx, st, sl, vis)
-	if err != nil {
-		return stat, err
+	var logSize int64
+	for _, l := range sl.Logs {
+		logSize += l.Size
 	}
 	stat.PrevCommit = op.BaseInstantTime
 	stat.TotalLogFilesCompacted = int64(len(sl.Logs))
-	stat.TotalLogSizeCompacted = ls.size
-	stat.TotalLogRecords = ls.records
-	stat.TotalLogBlocks = ls.blocks
-	stat.TotalCorruptLogBlock = ls.corrupt
-	stat.TotalRollbackBlocks = ls.rollbacks
-	stat.TotalUpdatedRecordsCompacted = ls.records
+	stat.TotalLogSizeCompacted = logSize
+	stat.TotalLogRecords = ls.Records
+	stat.TotalLogBlocks = ls.Blocks
+	stat.TotalCorruptLogBlock = ls.CorruptBlocks
+	stat.TotalRollbackBlocks = ls.RollbackBlocks
+	stat.TotalUpdatedRecordsCompacted = ls.Records
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
 	return stat, nil
 }
 
-type logStat struct{ size, records, blocks, corrupt, rollbacks int64 }
-
-// logStats counts the slice's log blocks and records (committed data and delete blocks).
-func logStats(ctx context.Context, st storage.Storage, sl fsview.FileSlice, vis *fsview.Visibility) (logStat, error) {
-	var s logStat
-	for _, l := range sl.Logs {
-		s.size += l.Size
-		f, err := st.Open(ctx, l.Path)
-		if err != nil {
-			return s, err
-		}
-		r := logfile.NewReader(f, f.Size(), l.Path)
-		for {
-			b, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				f.Close()
-				return s, fmt.Errorf("read log file %s: %w", l.Path, err)
-			}
-			s.blocks++
-			switch {
-			case b.Type == logfile.CorruptBlock:
-				s.corrupt++
-			case b.Type == logfile.CommandBlock:
-				if b.IsRollback() {
-					s.rollbacks++
-				}
-			case !vis.Committed(spec.InstantTime(b.InstantTime())):
-			case b.Type == logfile.AvroDataBlock:
-				if recs, err := logfile.DecodeAvroDataBlock(b.Content); err == nil {
-					s.records += int64(len(recs))
-				}
-			case b.Type == logfile.DeleteBlock:
-				if recs, err := logfile.DecodeDeleteBlock(b.Content); err == nil {
-					s.records += int64(len(recs))
-				}
-			}
-		}
-		f.Close()
+// writeConformed writes a merged batch in the output schema.
+func writeConformed(mem memory.Allocator, bw *write.BaseFileWriter, rec arrow.Record, full *arrow.Schema) error {
+	conformed, err := schema.ConformRecord(mem, rec, full)
+	if err != nil {
+		return err
 	}
-	return s, nil
+	defer conformed.Release()
+	return bw.Write(conformed)
 }
 
 // deletePartial removes the base files a killed run of instant wrote in partition.
