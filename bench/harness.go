@@ -76,6 +76,10 @@ type Side struct {
 	// (VmHWM after a reset; it includes DuckDB's memory and the generated input).
 	PeakHeap uint64 `json:"peak_heap_bytes"`
 	PeakRSS  uint64 `json:"peak_rss_bytes"`
+	// CPUNanos is the process's CPU time (user + system, all threads, DuckDB's too) of
+	// each run: on a shared machine it varies less than wall time, and it shows what a
+	// side's parallelism costs.
+	CPUNanos []int64 `json:"cpu_ns,omitempty"`
 }
 
 // Absolute is a figure with an absolute target (W5 planning, W7 throughput).
@@ -222,11 +226,12 @@ func (r *runner) compare(caseName string, rows int, target []string, check func(
 	runs := make([]Side, len(all))
 	for p := 0; p < r.cfg.Pairs; p++ {
 		for i, s := range all {
-			ns, heap, rss, err := r.timed(s)
+			ns, heap, rss, cpu, err := r.timed(s)
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", caseName, s.name, err)
 			}
 			runs[i].Nanos = append(runs[i].Nanos, ns)
+			runs[i].CPUNanos = append(runs[i].CPUNanos, cpu)
 			runs[i].PeakHeap = max(runs[i].PeakHeap, heap)
 			runs[i].PeakRSS = max(runs[i].PeakRSS, rss)
 		}
@@ -251,13 +256,14 @@ func (r *runner) compare(caseName string, rows int, target []string, check func(
 	return nil
 }
 
-// timed runs one side once and returns its wall time, peak Go heap growth and peak RSS.
-func (r *runner) timed(s side) (int64, uint64, uint64, error) {
+// timed runs one side once and returns its wall time, peak Go heap growth, peak RSS and
+// process CPU time.
+func (r *runner) timed(s side) (int64, uint64, uint64, int64, error) {
 	var cleanup func()
 	if s.prep != nil {
 		var err error
 		if cleanup, err = s.prep(); err != nil {
-			return 0, 0, 0, fmt.Errorf("prep: %w", err)
+			return 0, 0, 0, 0, fmt.Errorf("prep: %w", err)
 		}
 	}
 	if cleanup != nil {
@@ -265,12 +271,14 @@ func (r *runner) timed(s side) (int64, uint64, uint64, error) {
 	}
 	runtime.GC()
 	mon := startMemMonitor()
+	cpu0 := processCPU()
 	start := time.Now()
 	var err error
 	pprof.Do(r.ctx, pprof.Labels("workload", r.current, "side", s.name), func(ctx context.Context) { err = s.run(ctx) })
 	ns := time.Since(start).Nanoseconds()
+	cpu := processCPU() - cpu0
 	heap, rss := mon.stop()
-	return ns, heap, rss, err
+	return ns, heap, rss, cpu, err
 }
 
 // absolute records figures with absolute targets.
@@ -366,12 +374,14 @@ func mib(b uint64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
 // PrintTable writes the human-readable summary.
 func (rep *Report) PrintTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "workload\tcase\tsubject / peer\tratio median\tmin–max\tsubject ms\tpeer ms\theap MiB s/p\tRSS MiB s/p\ttarget\n")
+	fmt.Fprintf(tw, "workload\tcase\tsubject / peer\tratio median\tmin–max\tsubject ms\tpeer ms\tCPU ms s/p\theap MiB s/p\tRSS MiB s/p\ttarget\n")
 	for _, x := range rep.Ratios {
 		sm, _, _ := stats(toF(x.Subj.Nanos))
 		pm, _, _ := stats(toF(x.PeerRuns.Nanos))
-		fmt.Fprintf(tw, "%s\t%s\t%s / %s\t%.3f\t%.3f–%.3f\t%.0f\t%.0f\t%s/%s\t%s/%s\t%s\n", x.Workload, x.Case, x.Subject, x.Peer,
-			x.Median, x.Min, x.Max, sm/1e6, pm/1e6, mib(x.Subj.PeakHeap), mib(x.PeerRuns.PeakHeap),
+		sc, _, _ := stats(toF(x.Subj.CPUNanos))
+		pc, _, _ := stats(toF(x.PeerRuns.CPUNanos))
+		fmt.Fprintf(tw, "%s\t%s\t%s / %s\t%.3f\t%.3f–%.3f\t%.0f\t%.0f\t%.0f/%.0f\t%s/%s\t%s/%s\t%s\n", x.Workload, x.Case, x.Subject, x.Peer,
+			x.Median, x.Min, x.Max, sm/1e6, pm/1e6, sc/1e6, pc/1e6, mib(x.Subj.PeakHeap), mib(x.PeerRuns.PeakHeap),
 			mib(x.Subj.PeakRSS), mib(x.PeerRuns.PeakRSS), x.Target)
 	}
 	tw.Flush()

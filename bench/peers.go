@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -259,17 +261,43 @@ func writerProps(codec string) *pq.WriterProperties {
 
 // arrowWritePartitioned is the arrow-go peer of bulk_insert: rows are grouped by the
 // partition column into one Parquet file per partition; with meta it prepends the five
-// _hoodie_* columns filled as Hudi fills them.
-func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Record, keyCol, partCol int, withMeta bool, codec, instant string) error {
+// _hoodie_* columns holding the values Hudi writes: the commit time, the sequence number
+// "<instant>_<task>_<n>" (task = the partition's rank in path order, n = the row's
+// position in its file), the key, the partition path and a file name of Hudi's form
+// ("<file id>-0_<task>-1-<task>_<instant>.parquet"), so both sides encode and compress
+// the same bytes. With oneRowGroup every file is one row group, as hudi-go's (and Hudi's)
+// files of less than hoodie.parquet.block.size (120 MiB) are: pqarrow's WriteBuffered.
+// Without it each batch's rows of a partition become a row group of their own
+// (pqarrow's Write): smaller column chunks that each fit one page, a different layout.
+func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Record, keyCol, partCol int, withMeta bool, codec, instant string, oneRowGroup bool) error {
 	sc := batches[0].Schema()
 	partName := sc.Field(partCol).Name
 	if withMeta {
 		sc = schema.WithMetaFields(sc)
 	}
 	props := writerProps(codec)
+	// Tasks are numbered in partition path order, as hudi-go's write tasks are.
+	var paths []string
+	seen := map[string]bool{}
+	for _, rec := range batches {
+		part := rec.Column(partCol).(*array.String)
+		for i := 0; i < part.Len(); i++ {
+			if v := part.Value(i); !seen[v] {
+				seen[v] = true
+				paths = append(paths, strings.Clone(v))
+			}
+		}
+	}
+	sort.Strings(paths)
+	task := map[string]int{}
+	for i, p := range paths {
+		task[p] = i
+	}
 	writers := map[string]*pqarrow.FileWriter{}
+	fileNames := map[string]string{}
+	rowsInFile := map[string]int{}
 	mem := memory.DefaultAllocator
-	for bi, rec := range batches {
+	for _, rec := range batches {
 		part := rec.Column(partCol).(*array.String)
 		idx := map[string][]int32{}
 		var order []string
@@ -283,13 +311,18 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 		for _, pv := range order {
 			rows := idx[pv]
 			w := writers[pv]
-			fileName := pv + ".parquet"
 			if w == nil {
+				t := task[pv]
+				h := fnv.New64a()
+				h.Write([]byte(pv))
+				id := h.Sum64()
+				fileNames[pv] = fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x-0_%d-1-%d_%s.parquet",
+					uint32(id), uint16(id>>32), (id>>48)&0xfff, t, id&0xffffffffffff, t, t, instant)
 				pdir := filepath.Join(dir, partName+"="+pv)
 				if err := os.MkdirAll(pdir, 0o755); err != nil {
 					return err
 				}
-				f, err := os.Create(filepath.Join(pdir, fileName))
+				f, err := os.Create(filepath.Join(pdir, fileNames[pv]))
 				if err != nil {
 					return err
 				}
@@ -310,19 +343,22 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 					sbs[k] = array.NewStringBuilder(mem)
 					sbs[k].Reserve(len(rows))
 				}
-				prefix := instant + "_" + strconv.Itoa(bi) + "_"
-				for n, row := range rows {
+				prefix := instant + "_" + strconv.Itoa(task[pv]) + "_"
+				n := rowsInFile[pv]
+				for _, row := range rows {
 					sbs[0].Append(instant)
 					sbs[1].Append(prefix + strconv.Itoa(n))
 					sbs[2].Append(keys.Value(int(row)))
 					sbs[3].Append(partName + "=" + pv)
-					sbs[4].Append(fileName)
+					sbs[4].Append(fileNames[pv])
+					n++
 				}
 				for _, b := range sbs {
 					cols = append(cols, b.NewArray())
 					b.Release()
 				}
 			}
+			rowsInFile[pv] += len(rows)
 			for c := 0; c < int(rec.NumCols()); c++ {
 				taken, err := compute.TakeArray(ctx, rec.Column(c), ia)
 				if err != nil {
@@ -335,7 +371,12 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 			for _, c := range cols {
 				c.Release()
 			}
-			err := w.Write(out)
+			var err error
+			if oneRowGroup {
+				err = w.WriteBuffered(out)
+			} else {
+				err = w.Write(out)
+			}
 			out.Release()
 			if err != nil {
 				return err

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +70,21 @@ func (r *runner) dirSide(name string, run func(ctx context.Context, dir string) 
 			return func() { os.RemoveAll(dir) }, nil
 		},
 		run: func(ctx context.Context) error { return run(ctx, dir) }}
+}
+
+// freshHeapSide is dirSide that also returns the process's free heap memory to the OS
+// before each run (untimed), so that every side pays for the memory it touches: without
+// it a side running after one with a larger heap reuses that side's pages without page
+// faults, and the order of the sides shifts the ratios (W1's sides differ 2-3x in heap).
+func (r *runner) freshHeapSide(name string, run func(ctx context.Context, dir string) error) side {
+	s := r.dirSide(name, run)
+	prep := s.prep
+	s.prep = func() (func(), error) {
+		cleanup, err := prep()
+		debug.FreeOSMemory()
+		return cleanup, err
+	}
+	return s
 }
 
 // cloneSide runs on a fresh clone of table base per run.
@@ -155,18 +172,29 @@ func (r *runner) w1Case(ds dataset, n int) error {
 		return err
 	}
 	defer r.exec(ctx, "DROP TABLE IF EXISTS src_"+ds.name)
+	// The arrow-go peers write the rows hudi-go writes, meta columns with Hudi's values,
+	// one file per partition. "arrow-go+meta" and "arrow-go-plain" write each file as one
+	// row group, as hudi-go does (hoodie.parquet.block.size is 120 MiB); "arrow-go+meta
+	// rg/batch" writes a row group per input batch and partition (pqarrow's Write), the
+	// layout the peer had before (smaller column chunks, each one page), for reference.
+	arrowMeta := func(oneRowGroup bool) func(ctx context.Context, dir string) error {
+		return func(ctx context.Context, dir string) error {
+			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant, oneRowGroup)
+		}
+	}
+	arrowPlain := func(ctx context.Context, dir string) error {
+		return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant, true)
+	}
 	check := func() (string, error) {
-		var fps []string
-		for i, write := range []func(dir string) error{
+		var fps, metas []string
+		writers := []func(dir string) error{
 			func(dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) },
-			func(dir string) error {
-				return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant)
-			},
+			func(dir string) error { return arrowMeta(true)(ctx, dir) },
 			func(dir string) error { return r.duckCopy(ctx, dir, ds, true) },
-			func(dir string) error {
-				return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
-			},
-		} {
+			func(dir string) error { return arrowPlain(ctx, dir) },
+			func(dir string) error { return arrowMeta(false)(ctx, dir) },
+		}
+		for i, write := range writers {
 			dir := r.scratch("check")
 			if err := write(dir); err != nil {
 				return "", fmt.Errorf("writer %d: %w", i, err)
@@ -176,6 +204,17 @@ func (r *runner) w1Case(ds dataset, n int) error {
 				return "", err
 			}
 			fp, err := r.fingerprint(files, ds.key, ds.num)
+			if err == nil && (i == 0 || i == 1 || i == 4) {
+				// hudi-go and the arrow-go+meta peers: the same meta column values (but the
+				// instant, hudi-go's is the clock's, and the file ids, random in hudi-go):
+				// every seqno, the partition paths and the file names' lengths.
+				var v []string
+				v, err = r.queryRow(fmt.Sprintf(`SELECT count(DISTINCT _hoodie_commit_seqno), min(substr(_hoodie_commit_seqno, 18)), max(substr(_hoodie_commit_seqno, 18)),
+					count(DISTINCT _hoodie_commit_time), count(DISTINCT _hoodie_partition_path), count(DISTINCT _hoodie_file_name),
+					sum(length(_hoodie_file_name)), sum(length(_hoodie_commit_seqno)), sum(CASE WHEN _hoodie_record_key = %s THEN 1 ELSE 0 END)
+					FROM read_parquet(%s)`, ds.key, sqlList(files)))
+				metas = append(metas, strings.Join(v, " "))
+			}
 			os.RemoveAll(dir)
 			if err != nil {
 				return "", err
@@ -192,25 +231,28 @@ func (r *runner) w1Case(ds dataset, n int) error {
 				return "", fmt.Errorf("writer %d wrote %q, the generated rows are %q", i, fp, want)
 			}
 		}
-		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all four outputs: " + want, nil
+		for i, m := range metas[1:] {
+			if m != metas[0] {
+				return "", fmt.Errorf("arrow-go meta peer %d wrote meta columns %q, hudi-go %q", i+1, m, metas[0])
+			}
+		}
+		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all five outputs: " + want +
+			"; meta columns of hudi-go and the arrow-go+meta peers alike: " + metas[0], nil
 	}
-	hudiSide := r.dirSide("hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) })
-	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)"}, check, hudiSide,
-		r.dirSide("arrow-go+meta", func(ctx context.Context, dir string) error {
-			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant)
-		}),
-		r.dirSide("duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }),
-		r.dirSide("arrow-go-plain", func(ctx context.Context, dir string) error {
-			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
-		}))
+	hudiSide := r.freshHeapSide("hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) })
+	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)", "(info: peer with a row group per batch)"}, check, hudiSide,
+		r.freshHeapSide("arrow-go+meta", arrowMeta(true)),
+		r.freshHeapSide("duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }),
+		r.freshHeapSide("arrow-go-plain", arrowPlain),
+		r.freshHeapSide("arrow-go+meta rg/batch", arrowMeta(false)))
 	if err != nil || !r.cfg.Scaling {
 		return err
 	}
 	big := ds.gen(2 * n)
 	defer benchdata.Release(big)
 	return r.compare("bulk_insert "+ds.name+" 2× rows", 2*n, []string{"≈2 (linear), heap bounded"}, nil,
-		r.dirSide("hudi-go 2×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, big, 2*n) }),
-		r.dirSide("hudi-go 1×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) }))
+		r.freshHeapSide("hudi-go 2×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, big, 2*n) }),
+		r.freshHeapSide("hudi-go 1×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) }))
 }
 
 // ---------------------------------------------------------------------------------- W2

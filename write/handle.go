@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
@@ -35,6 +34,7 @@ type fileWriter struct {
 	rows    int64
 	start   time.Time
 	stat    commitmeta.WriteStat
+	maxSize int64 // hoodie.parquet.max.file.size: size() is exact only from here on
 }
 
 // fileSpec names a base file to write.
@@ -61,6 +61,8 @@ type writeEnv struct {
 	encOnce sync.Once // log writes: the Avro row encoder, built on first use
 	enc     *avroRowEncoder
 	encErr  error
+
+	consts constCache // constant meta columns (meta.go)
 }
 
 func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType) (*fileWriter, error) {
@@ -92,7 +94,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 	if s.prev != "" {
 		prev = string(s.prev)
 	}
-	return &fileWriter{path: p, out: out, pw: pw, filter: filter, start: time.Now(),
+	return &fileWriter{path: p, out: out, pw: pw, filter: filter, start: time.Now(), maxSize: e.opts.MaxFileSize,
 		stat: commitmeta.WriteStat{FileID: string(s.fileID), Path: p, PrevCommit: prev, PartitionPath: s.partition}}, nil
 }
 
@@ -102,19 +104,7 @@ func (f *fileWriter) write(rec arrow.Record) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	keys := rec.Column(2).(*array.String)
-	for i := 0; i < keys.Len(); i++ {
-		k := keys.Value(i)
-		f.filter.Add(k)
-		// Java's String order (UTF-16 units), as Hudi's footer min/max keys are.
-		if !f.hasKeys || javastr.Compare(k, f.minKey) < 0 {
-			f.minKey = k
-		}
-		if !f.hasKeys || javastr.Compare(k, f.maxKey) > 0 {
-			f.maxKey = k
-		}
-		f.hasKeys = true
-	}
+	f.addKeys(rec.Column(2).(*array.String))
 	f.rows += rec.NumRows()
 	if err := f.pw.Write(rec); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
@@ -122,7 +112,41 @@ func (f *fileWriter) write(rec arrow.Record) error {
 	return nil
 }
 
-func (f *fileWriter) size() int64 { return f.pw.BytesWritten() }
+// addKeys adds keys to the bloom filter and the key range.
+func (f *fileWriter) addKeys(keys *array.String) {
+	minKey, maxKey, has := f.minKey, f.maxKey, f.hasKeys
+	for i := 0; i < keys.Len(); i++ {
+		k := keys.Value(i)
+		f.filter.Add(k)
+		// Java's String order (UTF-16 units), as Hudi's footer min/max keys are.
+		if !has || javastr.Compare(k, minKey) < 0 {
+			minKey = k
+		}
+		if !has || javastr.Compare(k, maxKey) > 0 {
+			maxKey = k
+		}
+		has = true
+	}
+	// The keys point into the batch's buffers: keep copies, not the buffers.
+	if minKey != f.minKey || !f.hasKeys {
+		f.minKey = strings.Clone(minKey)
+	}
+	if maxKey != f.maxKey || !f.hasKeys {
+		f.maxKey = strings.Clone(maxKey)
+	}
+	f.hasKeys = has
+}
+
+// size is the file's estimated size (parquet.Writer.BytesWritten) for the rollover
+// check against hoodie.parquet.max.file.size. Below the limit a cheaper bound is enough
+// (BytesWrittenBound: it does not learn compression ratios), since the check's outcome
+// is the same.
+func (f *fileWriter) size() int64 {
+	if b := f.pw.BytesWrittenBound(); b < f.maxSize {
+		return b
+	}
+	return f.pw.BytesWritten()
+}
 
 // close finishes the file and its write stat.
 func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.WriteStat, error) {
@@ -163,100 +187,6 @@ func (f *fileWriter) abort() {
 	f.out.Close()
 }
 
-// newRows builds output-schema rows for input records: the data columns taken from the
-// input batches, the meta columns filled for this write (commit time, sequence number
-// "<instant>_<task>_<n>", key, partition, file name).
-func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, partition, fileName string, task int, seq *int64) ([]arrow.Record, error) {
-	byBatch := map[int32][]int{}
-	var order []int32
-	for i, r := range recs {
-		if _, ok := byBatch[r.batch]; !ok {
-			order = append(order, r.batch)
-		}
-		byBatch[r.batch] = append(byBatch[r.batch], i)
-	}
-	cctx := compute.WithAllocator(ctx, e.mem)
-	var out []arrow.Record
-	instant := string(e.txn.Instant)
-	prefix := instant + "_" + strconv.Itoa(task) + "_"
-	for _, bi := range order {
-		idx := byBatch[bi]
-		src := in.batches[bi]
-		// Rows that are a run of consecutive input rows (bulk inserts, unsorted inserts)
-		// are sliced, not copied.
-		first := recs[idx[0]].row
-		contiguous := true
-		for k, i := range idx {
-			if recs[i].row != first+int32(k) {
-				contiguous = false
-				break
-			}
-		}
-		var indices arrow.Array
-		if !contiguous {
-			ib := array.NewInt32Builder(e.mem)
-			ib.Reserve(len(idx))
-			for _, i := range idx {
-				ib.UnsafeAppend(recs[i].row)
-			}
-			indices = ib.NewArray()
-			ib.Release()
-		}
-		cols := make([]arrow.Array, 0, e.outSchema.NumFields())
-		meta := make([]*array.StringBuilder, 5)
-		keyBytes := 0
-		for _, i := range idx {
-			keyBytes += len(recs[i].key)
-		}
-		n := len(idx)
-		dataBytes := [5]int{n * len(instant), n * (len(prefix) + 8), keyBytes, n * len(partition), n * len(fileName)}
-		for m := range meta {
-			meta[m] = array.NewStringBuilder(e.mem)
-			meta[m].Reserve(n)
-			meta[m].ReserveData(dataBytes[m])
-		}
-		seqno := []byte(prefix)
-		for _, i := range idx {
-			meta[0].Append(instant)
-			// "<instant>_<task>_<n>" built in a reused buffer: one per row would allocate.
-			seqno = strconv.AppendInt(seqno[:len(prefix)], *seq, 10)
-			meta[1].BinaryBuilder.Append(seqno)
-			*seq++
-			meta[2].Append(recs[i].key)
-			meta[3].Append(partition)
-			meta[4].Append(fileName)
-		}
-		for _, m := range meta {
-			cols = append(cols, m.NewArray())
-			m.Release()
-		}
-		var err error
-		for c := 0; c < int(src.NumCols()); c++ {
-			if contiguous {
-				cols = append(cols, array.NewSlice(src.Column(c), int64(first), int64(first)+int64(n)))
-				continue
-			}
-			var taken arrow.Array
-			taken, err = compute.TakeArray(cctx, src.Column(c), indices)
-			if err != nil {
-				break
-			}
-			cols = append(cols, taken)
-		}
-		if indices != nil {
-			indices.Release()
-		}
-		if err != nil {
-			releaseArrays(cols)
-			releaseRecords(out)
-			return nil, fmt.Errorf("assemble rows: %w", err)
-		}
-		out = append(out, array.NewRecord(e.outSchema, cols, int64(len(idx))))
-		releaseArrays(cols)
-	}
-	return out, nil
-}
-
 func releaseArrays(a []arrow.Array) {
 	for _, x := range a {
 		if x != nil {
@@ -275,13 +205,7 @@ func releaseRecords(rs []arrow.Record) {
 // into a rewritten file keep their commit time and sequence number but name their new
 // file, as Java's merge handle does.
 func withFileName(mem memory.Allocator, rec arrow.Record, name string) arrow.Record {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.Reserve(int(rec.NumRows()))
-	for i := 0; i < int(rec.NumRows()); i++ {
-		b.Append(name)
-	}
-	col := b.NewArray()
+	col := constantStrings(name, int(rec.NumRows()))
 	defer col.Release()
 	cols := make([]arrow.Array, rec.NumCols())
 	for i := range cols {

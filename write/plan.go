@@ -91,7 +91,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		if w.o.Operation == BulkInsert {
 			sortRecords(recs, w.o.BulkInsertSortMode)
 		}
-		m, order := byPartition(recs)
+		m, order := w.in.groupByPartition() // bulk.go: recs is not used after this
 		for _, p := range order {
 			live := m[p][:0] // filtered in place: the partition's slice is ours
 			for _, r := range m[p] {

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
@@ -59,11 +62,32 @@ type WriterOptions struct {
 // Writer streams Arrow records into one Parquet base file laid out like Hudi's Avro
 // write path (see NewWriter). Rows are buffered in memory, encoded and compressed,
 // only up to one row group. Not safe for concurrent use.
+//
+// A schema of flat columns only (every top-level field a primitive, string, binary,
+// decimal or temporal type: no struct, list or map) is written column by column
+// straight into the row group's column chunk writers, with the definition levels
+// computed here into one reused buffer (all 1 for a column without nulls). pqarrow's
+// record path does the same through its level builder, which takes two buffers from
+// arrow-go's shared page-buffer pool per column per call; those steal the pages' 2 MiB
+// value buffers, so every page's buffer was grown again from 256 bytes by doubling
+// (≈4 bytes allocated, 2 copied and 2 zeroed per byte of data: most of bulk_insert's
+// Parquet cost beyond compression). Both paths call the same column writers with the
+// same levels and values, so the files are byte-identical (TestWriterDirectMatchesPqarrow).
+// Schemas with nested columns go through pqarrow.FileWriter.
 type Writer struct {
 	sink    *countingWriter
-	fw      *pqarrow.FileWriter
-	schema  *arrow.Schema // the caller's schema
-	wschema *arrow.Schema // the same with INT32/INT64 leaves marked unannotated
+	fw      *pqarrow.FileWriter // nested schemas; nil when pw is used
+	schema  *arrow.Schema       // the caller's schema
+	wschema *arrow.Schema       // the same with INT32/INT64 leaves marked unannotated
+
+	// Flat schemas: the file, its open row group and pqarrow's write context (timestamp
+	// coercion and the like, as pqarrow.FileWriter uses it).
+	pw       *file.Writer
+	rgw      file.BufferedRowGroupWriter
+	wctx     context.Context
+	nullable []bool  // per top-level column: optional in the file (definition level 1)
+	defs     []int16 // definition levels of a slice with nulls
+	ones     []int16 // all 1: the definition levels of a slice without nulls
 
 	keys []string
 	vals map[string]string
@@ -82,6 +106,14 @@ type Writer struct {
 	level     int
 	sampleIn  []int64
 	sampleOut []int64
+	// Sample chunks not compressed yet, per top-level column, and their plain length and
+	// a bound on their compressed length: the ratios are computed only once a size
+	// decision depends on them (see ratiosExact).
+	samplePend [][][]byte
+	pendIn     []int64
+	pendBound  []int64
+	ratioBound []float64 // ≥ the ratio colRatio will have once the pending chunks count
+	pendingAny bool
 
 	closed bool
 	err    error // sticky: pqarrow leaves a file unusable after a failed write
@@ -170,25 +202,46 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 	}
 
 	sink := &countingWriter{w: w}
-	fw, err := pqarrow.NewFileWriter(wschema, sink, wprops, aprops)
-	if err != nil {
-		return nil, fmt.Errorf("parquet writer: start file: %w", err)
-	}
 	wr := &Writer{
-		sink: sink, fw: fw, schema: sc, wschema: wschema,
+		sink: sink, schema: sc, wschema: wschema,
 		vals:      map[string]string{},
 		blockSize: o.BlockSize, pageSize: o.PageSize,
-		leafFed:   make([]int64, psc.NumColumns()),
-		level:     o.CompressionLevel,
-		colRatio:  make([]float64, sc.NumFields()),
-		sampleIn:  make([]int64, sc.NumFields()),
-		sampleOut: make([]int64, sc.NumFields()),
+		leafFed:    make([]int64, psc.NumColumns()),
+		level:      o.CompressionLevel,
+		colRatio:   make([]float64, sc.NumFields()),
+		sampleIn:   make([]int64, sc.NumFields()),
+		sampleOut:  make([]int64, sc.NumFields()),
+		samplePend: make([][][]byte, sc.NumFields()),
+		pendIn:     make([]int64, sc.NumFields()),
+		pendBound:  make([]int64, sc.NumFields()),
+		ratioBound: make([]float64, sc.NumFields()),
 	}
 	for i, f := range wschema.Fields() {
 		wr.colRatio[i] = 1
+		wr.ratioBound[i] = 1
 		for range leafCount(f.Type) {
 			wr.leafTop = append(wr.leafTop, i)
 		}
+	}
+	if allFlat(wschema) && !forcePqarrow {
+		// What pqarrow.NewFileWriter does, minus the ARROW:schema key (not stored: the
+		// writer properties above do not ask for it) and the record path.
+		pw, err := file.NewParquetWriterWithError(sink, psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
+		if err != nil {
+			return nil, fmt.Errorf("parquet writer: start file: %w", err)
+		}
+		wr.pw = pw
+		wr.wctx = pqarrow.NewArrowWriteContext(context.Background(), &aprops)
+		wr.nullable = make([]bool, wschema.NumFields())
+		for i, f := range wschema.Fields() {
+			wr.nullable[i] = f.Nullable
+		}
+	} else {
+		fw, err := pqarrow.NewFileWriter(wschema, sink, wprops, aprops)
+		if err != nil {
+			return nil, fmt.Errorf("parquet writer: start file: %w", err)
+		}
+		wr.fw = fw
 	}
 	if codec != compress.Codecs.Uncompressed {
 		if wr.codec, err = compress.GetCodec(codec); err != nil {
@@ -241,22 +294,25 @@ func (w *Writer) Write(rec arrow.Record) error {
 	if n == 0 {
 		return nil
 	}
-	cols := make([]arrow.Array, rec.NumCols())
-	for i, c := range rec.Columns() {
-		d := retypeData(c.Data(), w.wschema.Field(i).Type)
-		cols[i] = array.MakeFromData(d)
-		d.Release()
+	var wrec arrow.Record
+	if w.fw != nil {
+		cols := make([]arrow.Array, rec.NumCols())
+		for i, c := range rec.Columns() {
+			d := retypeData(c.Data(), w.wschema.Field(i).Type)
+			cols[i] = array.MakeFromData(d)
+			d.Release()
+		}
+		wrec = array.NewRecordBatch(w.wschema, cols, n)
+		for _, c := range cols {
+			c.Release()
+		}
+		defer wrec.Release()
 	}
-	wrec := array.NewRecordBatch(w.wschema, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
-	defer wrec.Release()
 	w.sampleRatio(rec)
 
 	for off := int64(0); off < n; {
-		if w.rollRG {
-			if err := w.fail("start row group", w.fw.NewBufferedRowGroupChecked()); err != nil {
+		if w.rollRG || (w.pw != nil && w.rgw == nil) {
+			if err := w.fail("start row group", w.newRowGroup()); err != nil {
 				return err
 			}
 			w.rollRG = false
@@ -264,24 +320,123 @@ func (w *Writer) Write(rec arrow.Record) error {
 			clear(w.leafFed)
 		}
 		end := min(n, off+w.rowsUntilCheck())
-		part := wrec.NewSlice(off, end)
-		err := w.fw.WriteBuffered(part)
-		if err == nil {
-			leafPlainBytes(part.Columns(), w.leafFed)
+		var err error
+		if w.pw != nil {
+			err = w.writeColumns(rec, off, end)
+		} else {
+			part := wrec.NewSlice(off, end)
+			if err = w.fw.WriteBuffered(part); err == nil {
+				leafPlainBytes(part.Columns(), w.leafFed)
+			}
+			part.Release()
 		}
-		part.Release()
 		if err != nil {
 			return w.fail(fmt.Sprintf("write rows %d-%d", w.numRows, w.numRows+end-off), err)
 		}
 		w.numRows += end - off
 		w.rgRows += end - off
 		w.openRG = true
-		if w.rowGroupEstimate() >= w.blockSize {
+		if w.rowGroupBound() >= w.blockSize && w.rowGroupEstimate() >= w.blockSize {
 			w.rollRG = true
 		}
 		off = end
 	}
 	return nil
+}
+
+// newRowGroup closes the open row group (if any) and starts a buffered one.
+func (w *Writer) newRowGroup() error {
+	if w.fw != nil {
+		return w.fw.NewBufferedRowGroupChecked()
+	}
+	rgw, err := w.pw.AppendBufferedRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	w.rgw = rgw
+	return nil
+}
+
+// writeColumns writes rows [off, end) of rec into the open row group, column by column,
+// as pqarrow's record path would (same column writers, levels and values).
+func (w *Writer) writeColumns(rec arrow.Record, off, end int64) (err error) {
+	defer func() {
+		// the column writers report some failures by panicking, as in pqarrow
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	leaf := 0
+	for i, c := range rec.Columns() {
+		cw, err := w.rgw.Column(i)
+		if err != nil {
+			return err
+		}
+		col := c
+		if off != 0 || end != int64(c.Len()) {
+			col = array.NewSlice(c, off, end)
+			defer col.Release()
+		}
+		var defs []int16
+		if w.nullable[i] {
+			defs = w.defLevels(col)
+		}
+		if err := pqarrow.WriteArrowToColumn(w.wctx, cw, col, defs, nil, w.nullable[i]); err != nil {
+			return fmt.Errorf("column %s: %w", w.schema.Field(i).Name, err)
+		}
+		leaf = addLeafBytes(col, w.leafFed, leaf)
+	}
+	return nil
+}
+
+// defLevels returns the definition levels of a top-level optional column: 1 for a
+// value, 0 for a null (what pqarrow's level builder computes for a flat column).
+func (w *Writer) defLevels(a arrow.Array) []int16 {
+	n := a.Len()
+	if a.NullN() == 0 {
+		if len(w.ones) < n {
+			w.ones = make([]int16, max(n, 2*len(w.ones)))
+			for i := range w.ones {
+				w.ones[i] = 1
+			}
+		}
+		return w.ones[:n]
+	}
+	if cap(w.defs) < n {
+		w.defs = make([]int16, n, max(n, 2*cap(w.defs)))
+	}
+	defs := w.defs[:n]
+	for i := range defs {
+		if a.IsValid(i) {
+			defs[i] = 1
+		} else {
+			defs[i] = 0
+		}
+	}
+	return defs
+}
+
+// forcePqarrow makes NewWriter use pqarrow's record path for every schema (tests
+// compare the two paths).
+var forcePqarrow = false
+
+// allFlat reports whether every top-level field of sc is a single leaf column without
+// nesting, which Writer writes without pqarrow's level builder.
+func allFlat(sc *arrow.Schema) bool {
+	for _, f := range sc.Fields() {
+		dt := f.Type
+		if et, ok := dt.(arrow.ExtensionType); ok {
+			dt = et.StorageType()
+		}
+		switch dt.ID() {
+		case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+			arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.FIXED_SIZE_BINARY,
+			arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DECIMAL128, arrow.DECIMAL256:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // AddKeyValue sets a footer key/value; it may be called any time before Close (Hudi
@@ -310,6 +465,21 @@ func (w *Writer) BytesWritten() int64 {
 	return w.lastEst
 }
 
+// BytesWrittenBound is an upper bound of BytesWritten that does not learn the columns'
+// compression ratios (a few hundred KiB of compression per file): while it is below a
+// threshold, so is BytesWritten, and a caller comparing with the threshold need not ask
+// for the estimate.
+func (w *Writer) BytesWrittenBound() int64 {
+	if w.closed {
+		return w.sink.n
+	}
+	est := w.sink.n + w.kvBytes()
+	if w.openRG {
+		est += w.rowGroupBound()
+	}
+	return max(w.lastEst, est)
+}
+
 // NumRows is the number of rows written so far.
 func (w *Writer) NumRows() int64 { return w.numRows }
 
@@ -323,6 +493,9 @@ func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.pw != nil {
+		return w.closeDirect()
+	}
 	for _, k := range w.keys {
 		if err := w.fw.AppendKeyValueMetadata(k, w.vals[k]); err != nil {
 			w.err = fmt.Errorf("parquet writer: footer key %q: %w", k, err)
@@ -332,6 +505,29 @@ func (w *Writer) Close() error {
 	}
 	if err := w.fw.Close(); err != nil {
 		w.err = fmt.Errorf("parquet writer: close after %d rows (flush last row group, write footer): %w", w.numRows, err)
+	}
+	return w.err
+}
+
+// closeDirect is Close for flat schemas, in pqarrow.FileWriter.Close's order: the row
+// group, then the footer.
+func (w *Writer) closeDirect() error {
+	for _, k := range w.keys {
+		if err := w.pw.AppendKeyValueMetadata(k, w.vals[k]); err != nil {
+			w.err = fmt.Errorf("parquet writer: footer key %q: %w", k, err)
+			w.pw.Close()
+			return w.err
+		}
+	}
+	if w.rgw != nil {
+		if err := w.rgw.Close(); err != nil {
+			w.err = fmt.Errorf("parquet writer: close after %d rows (flush last row group): %w", w.numRows, err)
+			w.pw.Close()
+			return w.err
+		}
+	}
+	if err := w.pw.Close(); err != nil {
+		w.err = fmt.Errorf("parquet writer: close after %d rows (write footer): %w", w.numRows, err)
 	}
 	return w.err
 }
@@ -364,6 +560,11 @@ func (w *Writer) rowsUntilCheck() int64 {
 	if w.rgRows == 0 {
 		return 100
 	}
+	// The answer falls as the estimate grows: if the bound already allows the most rows,
+	// so does the estimate.
+	if b := w.rowGroupBound(); (w.blockSize-b)/max(1, b/w.rgRows)/2 >= 10000 {
+		return 10000
+	}
 	est := w.rowGroupEstimate()
 	perRow := max(1, est/w.rgRows)
 	return min(10000, max(100, (w.blockSize-est)/perRow/2))
@@ -375,11 +576,32 @@ func (w *Writer) rowsUntilCheck() int64 {
 // PageSize plain bytes, so about fed mod PageSize of each leaf is still unflushed; it
 // is counted at its column's sampled compression ratio.
 func (w *Writer) rowGroupEstimate() int64 {
+	w.ratiosExact()
+	return w.rowGroupSize(w.colRatio)
+}
+
+// rowGroupBound is an upper bound of rowGroupEstimate that compresses no samples: the
+// pending sample chunks count at a bound of their compressed size.
+func (w *Writer) rowGroupBound() int64 {
+	if !w.pendingAny {
+		return w.rowGroupSize(w.colRatio)
+	}
+	return w.rowGroupSize(w.ratioBound)
+}
+
+func (w *Writer) rowGroupSize(ratio []float64) int64 {
 	var pending float64
 	for i, f := range w.leafFed {
-		pending += float64(f%w.pageSize) * w.colRatio[w.leafTop[i]]
+		pending += float64(f%w.pageSize) * ratio[w.leafTop[i]]
 	}
-	return w.fw.RowGroupTotalCompressedBytes() + int64(pending)
+	var done int64
+	switch {
+	case w.fw != nil:
+		done = w.fw.RowGroupTotalCompressedBytes()
+	case w.rgw != nil:
+		done = w.rgw.TotalCompressedBytes()
+	}
+	return done + int64(pending)
 }
 
 func (w *Writer) kvBytes() int64 {
@@ -398,24 +620,60 @@ const sampleMax = 128 << 10
 // pqarrow's page encoders are counted at these ratios: the ratio of the pages flushed
 // so far is no substitute, since the first pages to flush come from the widest
 // columns, and those (file names, seqnos) compress 20x better than uuids.
+//
+// The samples are taken here but compressed only when a decision needs the ratios
+// (ratiosExact): most files end far below the block and file size limits, and then no
+// sample is ever compressed. The chunks are compressed one by one in the order taken,
+// so the ratios are the ones compressing them right away gives.
 func (w *Writer) sampleRatio(rec arrow.Record) {
 	if w.codec == nil {
 		return
 	}
-	var sample []byte
 	for i, c := range rec.Columns() {
-		if w.sampleIn[i] >= sampleMax {
+		taken := w.sampleIn[i] + w.pendIn[i]
+		if taken >= sampleMax {
 			continue
 		}
-		sample = appendBuffers(sample[:0], c.Data(), int(sampleMax-w.sampleIn[i]))
+		sample := appendBuffers(nil, c.Data(), int(sampleMax-taken))
 		if len(sample) == 0 {
 			continue
 		}
-		out := w.codec.EncodeLevel(nil, sample, w.level)
-		w.sampleIn[i] += int64(len(sample))
-		w.sampleOut[i] += int64(len(out))
-		w.colRatio[i] = float64(w.sampleOut[i]) / float64(w.sampleIn[i])
+		w.samplePend[i] = append(w.samplePend[i], sample)
+		w.pendIn[i] += int64(len(sample))
+		w.pendBound[i] += compressBound(len(sample))
+		w.ratioBound[i] = float64(w.sampleOut[i]+w.pendBound[i]) / float64(w.sampleIn[i]+w.pendIn[i])
+		w.pendingAny = true
 	}
+	if eagerRatios {
+		w.ratiosExact()
+	}
+}
+
+// eagerRatios makes sampleRatio compress its samples at once, as it did before the
+// ratios were learnt lazily (tests compare the two).
+var eagerRatios = false
+
+// compressBound bounds the compressed size of n bytes for every codec the writer
+// offers (snappy's worst case is 32 + n + n/6; gzip, zstd, brotli and lz4 add less).
+func compressBound(n int) int64 { return int64(n + n/6 + 64) }
+
+// ratiosExact compresses the pending sample chunks and updates the ratios.
+func (w *Writer) ratiosExact() {
+	if !w.pendingAny {
+		return
+	}
+	for i, chunks := range w.samplePend {
+		for _, sample := range chunks {
+			out := w.codec.EncodeLevel(nil, sample, w.level)
+			w.sampleIn[i] += int64(len(sample))
+			w.sampleOut[i] += int64(len(out))
+			w.colRatio[i] = float64(w.sampleOut[i]) / float64(w.sampleIn[i])
+		}
+		w.samplePend[i] = nil
+		w.pendIn[i], w.pendBound[i] = 0, 0
+		w.ratioBound[i] = w.colRatio[i]
+	}
+	w.pendingAny = false
 }
 
 // appendBuffers appends d's value buffers, depth first, to dst until dst is limit
