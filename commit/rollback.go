@@ -52,6 +52,7 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 		o.Logger = slog.Default()
 	}
 	tidyCompleted(ctx, st, tl)
+	removeStaleTempFiles(ctx, st, []string{tl.Dir, storage.Join(tl.Dir, timeline.DefaultArchiveFolder), HeartbeatDir}, o.Now(), o.Heartbeat.Expiry())
 	// An interrupted rollback is finished first, with its own instant and plan.
 	if rolledBack, err = resumeRollbacks(ctx, st, tl, o); err != nil {
 		return nil, err
@@ -624,6 +625,34 @@ func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string
 			_ = st.Delete(ctx, storage.Join(dir, e.Name))
 		}
 	}
+}
+
+// removeStaleTempFiles deletes atomic-write temp files (".<name>.tmp-<n>") in the
+// metadata folders that nobody has written to for longer than a heartbeat expiry. Their
+// process was killed between creating the temp file and publishing it: timeline files,
+// heartbeats and archive files are small and written in one go, so a live writer's temp
+// file is never that old — and a writer silent that long counts as dead by the same rule
+// that lets its instant be rolled back. Temp files of data files in partitions are left to
+// the rollback of their instant, which knows which write they belong to.
+func removeStaleTempFiles(ctx context.Context, st storage.Storage, dirs []string, now time.Time, maxAge time.Duration) {
+	for _, dir := range dirs {
+		entries, err := st.List(ctx, dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir || !isTempFileName(e.Name) || now.Sub(e.ModTime) <= maxAge {
+				continue
+			}
+			_ = st.Delete(ctx, storage.Join(dir, e.Name))
+		}
+	}
+}
+
+// isTempFileName reports the names storage backends give files being written atomically.
+func isTempFileName(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	return strings.HasPrefix(name, ".") && i > 1 && i+len(".tmp-") < len(name)
 }
 
 func encodeContainer(schemaJSON string, v any) ([]byte, error) {
