@@ -3,14 +3,24 @@ package write_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/avro"
+	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -195,5 +205,184 @@ func TestVirtualKeyServiceRefusals(t *testing.T) {
 	_, err = mor.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true})
 	if want := "merge-on-read with hoodie.populate.meta.fields=false needs a single record key field"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("compaction: %v, want %q", err, want)
+	}
+}
+
+// TestVirtualKeyMergeOnReadFiles writes a virtual-key merge-on-read table (updates to log
+// data blocks in both block formats, a delete block) and compacts it, checking the files
+// as Java 0.14 writes them: log records with all five meta fields null, delete records
+// keyed by the key generator, and compacted base files with four null meta columns, their
+// own name in _hoodie_file_name and no bloom filter or key range in the footer. The
+// snapshot reads the merged values before and after compaction.
+func TestVirtualKeyMergeOnReadFiles(t *testing.T) {
+	ctx := context.Background()
+	for _, format := range []string{"avro", "parquet"} {
+		t.Run(format, func(t *testing.T) {
+			tb := vkTable(t, "mor", nil, []string{"city"})
+			root := tb.Meta().Storage.Root()
+			settings := map[string]string{"hoodie.logfile.data.block.format": format}
+			write := func(op string, rows []mrow) {
+				t.Helper()
+				tb, _ := hudi.Open(ctx, root)
+				if _, err := tb.Write(ctx, []arrow.Record{buildBatch(rows, false)}, hudi.WriteOptions{Operation: op, Settings: settings}); err != nil {
+					t.Fatalf("%s: %v", op, err)
+				}
+			}
+			write("insert", []mrow{{id: "a", city: "sf", ts: 1, val: 1}, {id: "b", city: "sf", ts: 1, val: 2}, {id: "c", city: "la", ts: 1, val: 3}})
+			write("upsert", []mrow{{id: "a", city: "sf", ts: 2, val: 10}, {id: "c", city: "la", ts: 2, val: 30}})
+			write("delete", []mrow{{id: "b", city: "sf"}})
+			want := []string{"-|-|-|id=a|city=sf|ts=2|val=10|del=false", "-|-|-|id=c|city=la|ts=2|val=30|del=false"}
+
+			var dataRecs, deletes int
+			for _, p := range globFiles(t, root, "*/.*.log.*") {
+				for _, b := range readLog(t, p) {
+					switch b.Type {
+					case logfile.AvroDataBlock, logfile.ParquetDataBlock:
+						for _, r := range decodeDataBlock(t, b) {
+							dataRecs++
+							for _, f := range schema.MetaFields[:5] {
+								if r[f] != nil {
+									t.Errorf("%s: log record %v has %s = %v, want null", p, r["id"], f, r[f])
+								}
+							}
+						}
+					case logfile.DeleteBlock:
+						dels, err := logfile.DecodeDeleteBlock(b.Content)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, d := range dels {
+							deletes++
+							if d.RecordKey != "b" || d.PartitionPath != "sf" {
+								t.Errorf("delete record %+v, want key b in sf", d)
+							}
+						}
+					}
+				}
+			}
+			if dataRecs != 2 || deletes != 1 {
+				t.Errorf("log data records %d, delete records %d; want 2 and 1", dataRecs, deletes)
+			}
+			tb, _ = hudi.Open(ctx, root)
+			compare(t, nil, "snapshot before compaction", scanRows(t, ctx, tb, hudi.ScanOptions{}), want)
+
+			res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true})
+			if err != nil || !res.Completed {
+				t.Fatalf("compaction: %+v, %v", res, err)
+			}
+			compacted := globFiles(t, root, "*/*_"+res.Instant+".parquet")
+			if len(compacted) != 2 {
+				t.Fatalf("compacted files %v, want one per partition", compacted)
+			}
+			for _, p := range compacted {
+				checkVirtualKeyBaseFile(t, p)
+			}
+			tb, _ = hudi.Open(ctx, root)
+			compare(t, nil, "snapshot after compaction", scanRows(t, ctx, tb, hudi.ScanOptions{}), want)
+			compare(t, nil, "read-optimized after compaction", scanRows(t, ctx, tb, hudi.ScanOptions{ReadOptimized: true}), want)
+		})
+	}
+}
+
+// globFiles are the table's files matching pattern (relative to root).
+func globFiles(t *testing.T, root, pattern string) []string {
+	t.Helper()
+	out, err := filepath.Glob(filepath.Join(root, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decodeDataBlock decodes a data block's records (Avro with its SCHEMA header, or Parquet)
+// into field maps of the top-level columns.
+func decodeDataBlock(t *testing.T, b *logfile.Block) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	if b.Type == logfile.AvroDataBlock {
+		s, err := avro.Parse(b.Header[logfile.Schema])
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := logfile.DecodeAvroDataBlock(b.Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			v, _, err := s.Decode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v.(map[string]any))
+		}
+		return out
+	}
+	pf, err := parquet.OpenBytes(b.Content, "parquet block", memory.DefaultAllocator, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	err = pf.ReadBatches(context.Background(), nil, nil, func(rec arrow.Record) error {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			m := map[string]any{}
+			for c, f := range rec.Schema().Fields() {
+				if col := rec.Column(c); col.IsValid(i) {
+					m[f.Name] = col.ValueStr(i)
+				} else {
+					m[f.Name] = nil
+				}
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkVirtualKeyBaseFile checks a base file of a virtual-key table: footer key/values
+// exactly parquet.avro.schema and writer.model.name=avro (no bloom filter, no min/max
+// record key), commit time, seqno, key and partition null on every row and
+// _hoodie_file_name the file's own name.
+func checkVirtualKeyBaseFile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.Open(f, fi.Size(), path, memory.DefaultAllocator, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	keys := pf.MetadataKeys()
+	sort.Strings(keys)
+	if want := []string{parquet.KeyAvroSchema, "writer.model.name"}; !slices.Equal(keys, want) {
+		t.Errorf("%s: footer keys %v, want %v", path, keys, want)
+	}
+	name := filepath.Base(path)
+	err = pf.ReadBatches(context.Background(), nil, nil, func(rec arrow.Record) error {
+		for c, meta := range schema.MetaFields[:5] {
+			col := rec.Column(c).(*array.String)
+			if rec.Schema().Field(c).Name != meta {
+				t.Fatalf("%s: column %d is %s, want %s", path, c, rec.Schema().Field(c).Name, meta)
+			}
+			for i := 0; i < col.Len(); i++ {
+				switch {
+				case c < 4 && col.IsValid(i):
+					t.Errorf("%s: row %d %s = %q, want null", path, i, meta, col.Value(i))
+				case c == 4 && (!col.IsValid(i) || col.Value(i) != name):
+					t.Errorf("%s: row %d %s = %q, want %q", path, i, meta, col.Value(i), name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
