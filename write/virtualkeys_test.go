@@ -136,6 +136,27 @@ func TestVirtualKeyRefusals(t *testing.T) {
 	}
 }
 
+// A merge-on-read virtual key on a date column is refused: Java's log reader would key
+// log records by the raw day number, its key generator by the date's text.
+func TestVirtualKeyMergeOnReadKeyType(t *testing.T) {
+	ctx := context.Background()
+	tb, err := hudi.Create(ctx, t.TempDir(), hudi.CreateOptions{Name: "vkdate", Type: "mor", RecordKeyFields: []string{"d"},
+		PrecombineField: "ts", Schema: "d DATE, ts BIGINT", Settings: map[string]string{"hoodie.populate.meta.fields": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true}, {Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	b.Field(0).(*array.Date32Builder).Append(19448)
+	b.Field(1).(*array.Int64Builder).Append(1)
+	rec := b.NewRecord()
+	defer rec.Release()
+	_, err = tb.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: "insert"})
+	if want := "keys log records by the raw value of d, which for type date32 differs"; err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, write.ErrUnsupported) {
+		t.Fatalf("error %v, want ErrUnsupported containing %q", err, want)
+	}
+}
+
 // Indexes that need keys stored in the files are refused on virtual-key tables, naming
 // hoodie.index.type; the others write.
 func TestVirtualKeyIndexTypes(t *testing.T) {

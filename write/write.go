@@ -79,6 +79,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
+		return nil, err
+	}
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),
 		RecordKeyFields: t.Config.RecordKeyFields(),
