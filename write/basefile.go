@@ -28,7 +28,8 @@ type BaseFileSpec struct {
 }
 
 // BaseFileWriter writes one base file with the writer's machinery: marker first, then
-// Parquet with the bloom filter, min/max record keys and parquet.avro.schema footer.
+// Parquet with the bloom filter, min/max record keys and parquet.avro.schema footer (only
+// the latter with BaseFileSpec.VirtualKeys).
 // Rows keep their commit time and sequence number; _hoodie_file_name is set to the new
 // file's name.
 type BaseFileWriter struct {

@@ -49,8 +49,9 @@ func candidateFiles(view *fsview.View, records []incoming, global bool) []*fsvie
 }
 
 // tagLocations finds, for each input record, the file group holding its key (index
-// lookup). Only the record-key column of candidate files is read; the BLOOM indexes first
-// prune files by the footer's min/max keys and bloom filter. Files are read on all cores.
+// lookup). Only the record-key column of candidate files is read (with virtual keys, the
+// key fields' columns, keys rebuilt by sk's key generator); the BLOOM indexes first prune
+// files by the footer's min/max keys and bloom filter. Files are read on all cores.
 func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator, view *fsview.View, records []incoming,
 	indexType string, parallelism int, sk storedKeys) (map[int]location, error) {
 	global := isGlobal(indexType)
