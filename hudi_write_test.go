@@ -105,6 +105,8 @@ func TestWritesOnSparkTables(t *testing.T) {
 		{"cow/v6_nonpartitioned", "id", "longField", "name"},
 		{"cow/v6_simplekeygen_nonhivestyle", "id", "longField", "name"},
 		{"cow/v6_simplekeygen_nonhivestyle_overwritetable", "id", "longField", "name"},
+		// hoodie.populate.meta.fields=false: stored keys are rebuilt from id.
+		{"cow/v6_simplekeygen_hivestyle_no_metafields", "id", "longField", "name"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			ctx := context.Background()

@@ -75,7 +75,8 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	co := table.CreateOptions{Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
 		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),
 		HiveStyle: o.HiveStyle, CreateSchema: createSchema, Extra: extra,
-		URLEncodePartitions: cfg.Bool(config.URLEncodePartitioning), DropPartitionColumns: cfg.Bool(config.DropPartitionColumns)}
+		URLEncodePartitions: cfg.Bool(config.URLEncodePartitioning), DropPartitionColumns: cfg.Bool(config.DropPartitionColumns),
+		DisableMetaFields: cfg.IsSet(config.PopulateMetaFields) && !cfg.Bool(config.PopulateMetaFields)}
 	if typ == spec.MergeOnRead && cfg.IsSet(config.PayloadClass) {
 		co.PayloadClass = cfg.String(config.PayloadClass)
 	}
@@ -161,6 +162,9 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
 	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
 	wo.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
+	if cfg.IsSet(config.PopulateMetaFields) {
+		wo.PopulateMetaFields = b(config.PopulateMetaFields)
+	}
 	if wo.SmallFileLimit == 0 {
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}

@@ -547,3 +547,10 @@ func (g *Generator) finishPart(pf *partField, part string, v jval, row int) (str
 	}
 	return part, nil
 }
+
+// TypeClass returns the Spark key generator class Hudi 0.14 records for a type name
+// (SIMPLE → org.apache.hudi.keygen.SimpleKeyGenerator, …).
+func TypeClass(typ string) (string, bool) {
+	c, ok := typeClass[strings.ToUpper(strings.TrimSpace(typ))]
+	return c, ok
+}

@@ -22,10 +22,14 @@ type BaseFileSpec struct {
 	// form with meta fields (parquet.avro.schema).
 	Schema     *arrow.Schema
 	AvroSchema string
+	// VirtualKeys writes no bloom filter or key range (hoodie.populate.meta.fields=false);
+	// rows keep their (null) meta values.
+	VirtualKeys bool
 }
 
 // BaseFileWriter writes one base file with the writer's machinery: marker first, then
-// Parquet with the bloom filter, min/max record keys and parquet.avro.schema footer.
+// Parquet with the bloom filter, min/max record keys and parquet.avro.schema footer (only
+// the latter with BaseFileSpec.VirtualKeys).
 // Rows keep their commit time and sequence number; _hoodie_file_name is set to the new
 // file's name.
 type BaseFileWriter struct {
@@ -41,7 +45,7 @@ func NewBaseFileWriter(ctx context.Context, st storage.Storage, txn *commit.Txn,
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	env := &writeEnv{st: st, txn: txn, opts: o, mem: o.Mem, outSchema: s.Schema, avroWithMeta: s.AvroSchema}
+	env := &writeEnv{st: st, txn: txn, opts: o, mem: o.Mem, outSchema: s.Schema, avroWithMeta: s.AvroSchema, virtualKeys: s.VirtualKeys}
 	ioType := commit.IOCreate
 	if s.Prev != "" {
 		ioType = commit.IOMerge

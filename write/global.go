@@ -136,7 +136,7 @@ func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string]
 	}
 	hits := map[string][]storedAt{}
 	err := scanBaseFiles(ctx, w.t.Storage, w.o.Mem, files, func(*fsview.FileSlice) map[string][]int { return want },
-		usesBloom(w.o.IndexType), orderingCol, w.o.Parallelism, func(sl *fsview.FileSlice, found []storedHit) {
+		usesBloom(w.o.IndexType), orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
 			for _, h := range found {
 				k := recs[h.recs[0]].key
 				hits[k] = append(hits[k], storedAt{slice: sl, ordering: h.ordering})
@@ -298,16 +298,21 @@ func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
 	if err != nil {
 		return filegroup.Options{}, fmt.Errorf("global index: %w", err)
 	}
-	return filegroup.Options{
+	opts := filegroup.Options{
 		Schema:              schema.WithMetaFields(w.in.schema),
 		Columns:             columns,
-		MetaFieldsPopulated: true,
+		MetaFieldsPopulated: !w.keys.virtual(),
 		OrderingField:       w.ordering,
 		Rules:               merge.Rules{Mode: mode},
 		Committed:           fsview.NewVisibility(w.t.Timeline, "").Committed,
 		Mem:                 w.o.Mem,
 		Logger:              w.o.Logger,
-	}, nil
+	}
+	if w.keys.virtual() {
+		// Base and log rows are keyed by the key generator, as the table's readers do.
+		opts.KeyFields, opts.RecordKey = w.keys.fields, w.keys.gen.RecordKey
+	}
+	return opts, nil
 }
 
 // mergedKeys merge-reads the key (and ordering) column of each slice and returns, per
@@ -318,8 +323,8 @@ func (w *writer) mergedKeys(ctx context.Context, slices []*fsview.FileSlice, wan
 	if len(slices) == 0 {
 		return out, nil
 	}
-	cols := []string{schema.MetaFields[2]}
-	if w.ordering != "" {
+	cols := append([]string(nil), w.keys.columns()...)
+	if w.ordering != "" && !contains(cols, w.ordering) {
 		cols = append(cols, w.ordering)
 	}
 	opts, err := w.sliceReadOptions(cols)
@@ -339,19 +344,27 @@ func (w *writer) mergedKeys(ctx context.Context, slices []*fsview.FileSlice, wan
 			want := wanted[sl]
 			found := map[string]merge.Ordering{}
 			err := filegroup.Read(ctx, w.t.Storage, *sl, opts, func(rec arrow.Record) error {
-				keys, ok := rec.Column(0).(*array.String)
-				if !ok {
-					return fmt.Errorf("%s is %s, not a string", schema.MetaFields[2], rec.Column(0).DataType())
+				keyOf, err := w.keys.keyer(rec, sl.Partition+"/"+string(sl.FileID))
+				if err != nil {
+					return err
 				}
-				for i := 0; i < keys.Len(); i++ {
-					if !keys.IsValid(i) || !want[keys.Value(i)] {
+				ordIdx := -1
+				if w.ordering != "" {
+					ordIdx = schema.FieldIndex(rec.Schema(), w.ordering)
+				}
+				for i := 0; i < int(rec.NumRows()); i++ {
+					key, valid, err := keyOf(i)
+					if err != nil {
+						return err
+					}
+					if !valid || !want[key] {
 						continue
 					}
 					var o merge.Ordering
-					if rec.NumCols() > 1 {
-						o = detachedOrdering(rec.Column(1), i)
+					if ordIdx >= 0 {
+						o = detachedOrdering(rec.Column(ordIdx), i)
 					}
-					found[strings.Clone(keys.Value(i))] = o
+					found[strings.Clone(key)] = o
 				}
 				return nil
 			})
@@ -391,28 +404,30 @@ func (w *writer) restampRecords(ctx context.Context, restamps []sliceChange) ([]
 	if err != nil {
 		return nil, err
 	}
-	keyIdx := schema.FieldIndex(opts.Schema, schema.MetaFields[2])
 	cctx := compute.WithAllocator(ctx, w.o.Mem)
 	var out []sliceChange
 	for _, sl := range order {
 		want := bySlice[sl]
 		err := filegroup.Read(ctx, w.t.Storage, *sl, opts, func(rec arrow.Record) error {
-			keys, ok := rec.Column(keyIdx).(*array.String)
-			if !ok {
-				return fmt.Errorf("%s is %s, not a string", schema.MetaFields[2], rec.Column(keyIdx).DataType())
+			keyOf, err := w.keys.keyer(rec, sl.Partition+"/"+string(sl.FileID))
+			if err != nil {
+				return err
 			}
 			mask := array.NewBooleanBuilder(w.o.Mem)
 			defer mask.Release()
 			var picked []incoming
-			for i := 0; i < keys.Len(); i++ {
-				r, ok := want[keys.Value(i)]
-				if ok && keys.IsValid(i) {
-					delete(want, r.key) // one row per key, should the group hold duplicates
+			for i := 0; i < int(rec.NumRows()); i++ {
+				key, valid, err := keyOf(i)
+				if err != nil {
+					return err
 				}
-				mask.Append(ok && keys.IsValid(i))
-				if ok && keys.IsValid(i) {
+				r, ok := want[key]
+				ok = ok && valid
+				if ok {
+					delete(want, r.key) // one row per key, should the group hold duplicates
 					picked = append(picked, r)
 				}
+				mask.Append(ok)
 			}
 			if len(picked) == 0 {
 				return nil

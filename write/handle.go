@@ -25,6 +25,7 @@ import (
 // every record key in row order, min/max record key) and the file's write stat.
 type fileWriter struct {
 	path    string
+	noKeys  bool // virtual keys: no bloom filter, no key range
 	out     io.WriteCloser
 	pw      *parquet.Writer
 	filter  bloom.Filter
@@ -57,6 +58,9 @@ type writeEnv struct {
 	mem          memory.Allocator
 	outSchema    *arrow.Schema // meta fields + write schema
 	avroWithMeta string        // parquet.avro.schema; SCHEMA header of log blocks
+	// virtualKeys: hoodie.populate.meta.fields=false — four null meta columns, no bloom
+	// filter or key range in base files (virtualkeys.go).
+	virtualKeys bool
 
 	encOnce sync.Once // log writes: the Avro row encoder, built on first use
 	enc     *avroRowEncoder
@@ -85,16 +89,20 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		out.Close()
 		return nil, fmt.Errorf("base file %s: %w", p, err)
 	}
-	filter, err := bloom.New(bloom.Type(e.opts.BloomType), bloom.Options{NumEntries: e.opts.BloomNumEntries, FPP: e.opts.BloomFPP, MaxEntries: e.opts.BloomMaxEntries})
-	if err != nil {
-		out.Close()
-		return nil, err
+	var filter bloom.Filter
+	if !e.virtualKeys {
+		// Java writes a bloom filter only when meta fields are populated
+		// (HoodieFileWriterFactory.enableBloomFilter).
+		if filter, err = bloom.New(bloom.Type(e.opts.BloomType), bloom.Options{NumEntries: e.opts.BloomNumEntries, FPP: e.opts.BloomFPP, MaxEntries: e.opts.BloomMaxEntries}); err != nil {
+			out.Close()
+			return nil, err
+		}
 	}
 	prev := commitmeta.NullCommit
 	if s.prev != "" {
 		prev = string(s.prev)
 	}
-	return &fileWriter{path: p, out: out, pw: pw, filter: filter, start: time.Now(), maxSize: e.opts.MaxFileSize,
+	return &fileWriter{path: p, noKeys: e.virtualKeys, out: out, pw: pw, filter: filter, start: time.Now(), maxSize: e.opts.MaxFileSize,
 		stat: commitmeta.WriteStat{FileID: string(s.fileID), Path: p, PrevCommit: prev, PartitionPath: s.partition}}, nil
 }
 
@@ -104,7 +112,9 @@ func (f *fileWriter) write(rec arrow.Record) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	f.addKeys(rec.Column(2).(*array.String))
+	if !f.noKeys {
+		f.addKeys(rec.Column(2).(*array.String))
+	}
 	f.rows += rec.NumRows()
 	if err := f.pw.Write(rec); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
@@ -150,9 +160,11 @@ func (f *fileWriter) size() int64 {
 
 // close finishes the file and its write stat.
 func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.WriteStat, error) {
-	f.pw.AddKeyValue(parquet.KeyBloomFilter, f.filter.Serialize())
-	if f.filter.Type() == "DYNAMIC_V0" {
-		f.pw.AddKeyValue(parquet.KeyBloomFilterType, string(f.filter.Type()))
+	if !f.noKeys {
+		f.pw.AddKeyValue(parquet.KeyBloomFilter, f.filter.Serialize())
+		if f.filter.Type() == "DYNAMIC_V0" {
+			f.pw.AddKeyValue(parquet.KeyBloomFilterType, string(f.filter.Type()))
+		}
 	}
 	if f.hasKeys {
 		f.pw.AddKeyValue(parquet.KeyMinRecordKey, f.minKey)

@@ -16,7 +16,6 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/javastr"
 	"github.com/hudi-go/hudi/merge"
-	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/storage"
 )
 
@@ -50,10 +49,11 @@ func candidateFiles(view *fsview.View, records []incoming, global bool) []*fsvie
 }
 
 // tagLocations finds, for each input record, the file group holding its key (index
-// lookup). Only the record-key column of candidate files is read; the BLOOM indexes first
-// prune files by the footer's min/max keys and bloom filter. Files are read on all cores.
+// lookup). Only the record-key column of candidate files is read (with virtual keys, the
+// key fields' columns, keys rebuilt by sk's key generator); the BLOOM indexes first prune
+// files by the footer's min/max keys and bloom filter. Files are read on all cores.
 func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator, view *fsview.View, records []incoming,
-	indexType string, parallelism int) (map[int]location, error) {
+	indexType string, parallelism int, sk storedKeys) (map[int]location, error) {
 	global := isGlobal(indexType)
 	files := candidateFiles(view, records, global)
 	// keys wanted per partition ("" bucket for global lookups)
@@ -75,7 +75,7 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 		return want[sl.Partition]
 	}
 	out := map[int]location{}
-	err := scanBaseFiles(ctx, st, mem, files, wanted, usesBloom(indexType), "", parallelism, func(sl *fsview.FileSlice, hits []storedHit) {
+	err := scanBaseFiles(ctx, st, mem, files, wanted, usesBloom(indexType), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
 		for _, h := range hits {
 			for _, i := range h.recs {
 				out[i] = location{slice: sl}
@@ -106,7 +106,7 @@ type storedHit struct {
 // file's hits to found (called under a lock, one file at a time). orderingCol, if set, is
 // read along with the keys.
 func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator, files []*fsview.FileSlice,
-	wanted func(*fsview.FileSlice) map[string][]int, useBloom bool, orderingCol string, parallelism int,
+	wanted func(*fsview.FileSlice) map[string][]int, useBloom bool, orderingCol string, parallelism int, sk storedKeys,
 	found func(*fsview.FileSlice, []storedHit)) error {
 	var mu sync.Mutex
 	var firstErr error
@@ -122,7 +122,7 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 		go func(sl *fsview.FileSlice) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			hits, err := matchFile(ctx, st, mem, sl, keys, useBloom, orderingCol)
+			hits, err := matchFile(ctx, st, mem, sl, keys, useBloom, orderingCol, sk)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -143,7 +143,7 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 // matchFile returns the wanted keys the base file holds, with their stored ordering values
 // when orderingCol is set.
 func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, keys map[string][]int,
-	useBloom bool, orderingCol string) ([]storedHit, error) {
+	useBloom bool, orderingCol string, sk storedKeys) ([]storedHit, error) {
 	f, err := st.Open(ctx, sl.Base.Path)
 	if err != nil {
 		return nil, fmt.Errorf("index lookup: %w", err)
@@ -157,46 +157,49 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 	// Every index prunes by the footer's key range: it is exact (a key outside it is not
 	// in the file) and costs no more than the footer already read. Java's SIMPLE index
 	// reads every candidate file; the result is the same.
-	if useBloom {
+	// Virtual-key files have neither (no keys in the footer): every key may be there.
+	switch {
+	case sk.virtual():
+	case useBloom:
 		keys = bloomCandidates(pf, keys)
-	} else {
+	default:
 		keys = inKeyRange(pf, keys)
 	}
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	leaves, found := pf.LeafColumns([]string{schema.MetaFields[2]})
-	if len(found) == 0 {
-		return nil, fmt.Errorf("index lookup: base file %s has no %s column", sl.Base.Path, schema.MetaFields[2])
+	// Only the key's columns are read: _hoodie_record_key, or with virtual keys the key
+	// fields the key generator reads (Java's ParquetUtils.fetchHoodieKeys projection).
+	keyCols := sk.columns()
+	leaves, found := pf.LeafColumns(keyCols)
+	if len(found) != len(keyCols) {
+		return nil, fmt.Errorf("index lookup: base file %s lacks key columns %v (has %v)", sl.Base.Path, keyCols, found)
 	}
-	if orderingCol != "" {
+	if orderingCol != "" && !contains(keyCols, orderingCol) {
 		ord, _ := pf.LeafColumns([]string{orderingCol}) // absent in files older than the column
 		leaves = append(leaves, ord...)
 	}
 	var hits []storedHit
 	err = pf.ReadBatches(ctx, leaves, nil, func(rec arrow.Record) error {
-		var keyCol *array.String
 		var ordCol arrow.Array // nil: an older file without the ordering column
-		for c, fld := range rec.Schema().Fields() {
-			switch fld.Name {
-			case schema.MetaFields[2]:
-				s, ok := rec.Column(c).(*array.String)
-				if !ok {
-					return fmt.Errorf("index lookup: %s of %s is %s, not a string", schema.MetaFields[2], sl.Base.Path, rec.Column(c).DataType())
-				}
-				keyCol = s
-			case orderingCol:
-				ordCol = rec.Column(c)
+		if orderingCol != "" {
+			if c := rec.Schema().FieldIndices(orderingCol); len(c) > 0 {
+				ordCol = rec.Column(c[0])
 			}
 		}
-		if keyCol == nil {
-			return fmt.Errorf("index lookup: base file %s returned no %s column", sl.Base.Path, schema.MetaFields[2])
+		keyOf, err := sk.keyer(rec, sl.Base.Path)
+		if err != nil {
+			return fmt.Errorf("index lookup: %w", err)
 		}
-		for i := 0; i < keyCol.Len(); i++ {
-			if !keyCol.IsValid(i) {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			key, valid, err := keyOf(i)
+			if err != nil {
+				return fmt.Errorf("index lookup: %w", err)
+			}
+			if !valid {
 				continue
 			}
-			if idx, ok := keys[keyCol.Value(i)]; ok {
+			if idx, ok := keys[key]; ok {
 				h := storedHit{recs: idx}
 				if ordCol != nil {
 					h.ordering = detachedOrdering(ordCol, i)

@@ -81,9 +81,15 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 		perBlock = int(min(int64(len(data)), max(1, limit/w.in.estimatedRecordBytes())))
 	}
 	var seq int64
+	// Log records name their file group in _hoodie_file_name; with virtual keys Java's
+	// append handle fills no meta field at all (populateMetadataFields), so it is null.
+	logFileName := string(sl.FileID)
+	if env.virtualKeys {
+		logFileName = ""
+	}
 	for from := 0; from < len(data); from += perBlock {
 		chunk := data[from:min(from+perBlock, len(data))]
-		rows, err := env.newRows(ctx, w.in, chunk, sl.Partition, string(sl.FileID), task, &seq)
+		rows, err := env.newRows(ctx, w.in, chunk, sl.Partition, logFileName, task, &seq)
 		if err != nil {
 			return nil, err
 		}

@@ -20,7 +20,8 @@ import (
 
 // newRows builds output-schema rows for input records: the data columns taken from the
 // input batches, the meta columns filled for this write (commit time, sequence number
-// "<instant>_<task>_<n>", key, partition, file name). Records are grouped by input batch
+// "<instant>_<task>_<n>", key, partition, file name; with virtual keys only the file name,
+// null when fileName is ""). Records are grouped by input batch
 // (in order of first appearance, each group in record order); *seq numbers the rows in
 // that order.
 func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, partition, fileName string, task int, seq *int64) ([]arrow.Record, error) {
@@ -46,12 +47,16 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 			}
 		}
 		cols := make([]arrow.Array, 0, e.outSchema.NumFields())
-		cols = append(cols,
-			e.constant(instant, n),
-			seqnoColumn(prefix, *seq, n),
-			keyColumn(recs, g.idx),
-			e.constant(partition, n),
-			e.constant(fileName, n))
+		if e.virtualKeys {
+			cols = append(cols, e.virtualMetaColumns(fileName, n)...)
+		} else {
+			cols = append(cols,
+				e.constant(instant, n),
+				seqnoColumn(prefix, *seq, n),
+				keyColumn(recs, g.idx),
+				e.constant(partition, n),
+				e.constant(fileName, n))
+		}
 		*seq += int64(n)
 		var indices arrow.Array
 		if !contiguous {

@@ -111,6 +111,7 @@ type services struct {
 	r                          *rand.Rand
 	retained, keepMin, keepMax int
 	noClean                    bool // cleaning off: archived instants keep their files
+	noCluster                  bool // virtual keys: clustering is refused
 	percent                    int  // chance of a service after each step
 	savepoint                  int  // index in history.instants of the pending savepoint, -1 if none
 }
@@ -126,6 +127,7 @@ func newServices(c modelConfig) *services {
 		return nil
 	}
 	s := &services{r: r, retained: 2 + r.IntN(3), noClean: r.IntN(4) == 0, percent: 35 + r.IntN(20), savepoint: -1}
+	s.noCluster = c.virtual // clustering of virtual-key tables is refused
 	s.keepMin = s.retained + 1 + r.IntN(2)
 	s.keepMax = s.keepMin + 1 + r.IntN(2)
 	return s
@@ -155,7 +157,10 @@ func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, 
 		t.Fatal(err)
 	}
 	n := len(h.instants)
-	ops := []string{"archive", "cluster"}
+	ops := []string{"archive"}
+	if !s.noCluster {
+		ops = append(ops, "cluster")
+	}
 	if !s.noClean {
 		ops = append(ops, "clean", "clean")
 	}

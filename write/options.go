@@ -62,6 +62,9 @@ type Options struct {
 	Operation Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string
+	// PopulateMetaFields is hoodie.populate.meta.fields as the write sets it; nil means
+	// the table's. It must agree with the table (see checkMetaFieldsSetting).
+	PopulateMetaFields *bool
 	// PayloadClass is hoodie.datasource.write.payload.class (OverwriteWithLatestAvroPayload).
 	PayloadClass string
 	// CombineBeforeInsert/Upsert/Delete: hoodie.combine.before.* (false/true/true).

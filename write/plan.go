@@ -27,7 +27,8 @@ type writer struct {
 	view     *fsview.View
 	rules    merge.Rules
 	ordering string
-	mor      bool // merge-on-read: updates and deletes go to log files
+	mor      bool       // merge-on-read: updates and deletes go to log files
+	keys     storedKeys // where stored rows' record keys come from (virtualkeys.go)
 	// pendingCompaction: groups planned by a pending compaction → its instant (MOR).
 	pendingCompaction map[string]spec.InstantTime
 }
@@ -137,7 +138,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		var locs map[int]location
 		if w.o.Operation != Insert {
 			var err error
-			locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism)
+			locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism, w.keys)
 			if err != nil {
 				return nil, err
 			}
@@ -490,12 +491,21 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		ordIdx = schema.FieldIndex(env.outSchema, w.ordering)
 	}
 	err = readBase(ctx, env, sl, func(rec arrow.Record) error {
-		keys := rec.Column(2).(*array.String)
+		// A stored row's key: _hoodie_record_key, or with virtual keys the key generator
+		// over its data columns (Java's merge handle: oldRecord.getRecordKey(keyGenerator)).
+		keyOf, err := w.keys.keyer(rec, sl.Base.Path)
+		if err != nil {
+			return err
+		}
 		keep := array.NewBooleanBuilder(env.mem)
 		defer keep.Release()
-		for i := 0; i < keys.Len(); i++ {
-			ci, ok := changes[keys.Value(i)]
-			if !ok || consumed[ci] {
+		for i := 0; i < int(rec.NumRows()); i++ {
+			key, valid, err := keyOf(i)
+			if err != nil {
+				return err
+			}
+			ci, ok := changes[key]
+			if !valid || !ok || consumed[ci] {
 				keep.Append(true)
 				continue
 			}

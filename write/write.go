@@ -36,6 +36,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err := checkWritable(t); err != nil {
 		return nil, err
 	}
+	if err := checkMetaFieldsSetting(t, o); err != nil {
+		return nil, err
+	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
@@ -74,6 +77,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, batches, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
 		return nil, err
 	}
 	gen, err := keygen.New(keygen.Options{
@@ -119,7 +125,8 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering, mor: t.Type == spec.MergeOnRead}
+	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering, mor: t.Type == spec.MergeOnRead,
+		keys: newStoredKeys(t, gen)}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -164,7 +171,8 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta}
+	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta,
+		virtualKeys: w.keys.virtual()}
 	stats, err := w.execute(ctx, env, pl)
 	if err != nil {
 		return nil, err
@@ -204,11 +212,10 @@ func checkWritable(t *table.Table) error {
 		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrUnsupported)
 	case t.Type == spec.MergeOnRead && t.Timeline.Layout != 1:
 		return fmt.Errorf("table %s: merge-on-read writes need timeline layout 1: %w", t.Config.Name(), ErrUnsupported)
-	case !t.Config.PopulateMetaFields():
-		return fmt.Errorf("table %s has %s=false: %w", t.Config.Name(), table.KeyPopulateMetaFields, ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: %w", t.Config.Name(), t.Config.BaseFileFormat(), ErrUnsupported)
-	case t.Config.DropPartitionColumns():
+	case t.Config.DropPartitionColumns() && t.Config.PopulateMetaFields():
+		// With virtual keys checkMetaFieldsSetting explains why the combination is refused.
 		return fmt.Errorf("table %s drops partition columns from data files: %w", t.Config.Name(), ErrUnsupported)
 	}
 	return nil

@@ -101,6 +101,15 @@ func (f *File) Metadata(key string) (string, bool) {
 	return *v, true
 }
 
+// MetadataKeys are the footer's key/value metadata keys, in file order.
+func (f *File) MetadataKeys() []string {
+	kv := f.pr.MetaData().KeyValueMetadata()
+	if kv == nil {
+		return nil
+	}
+	return append([]string(nil), kv.Keys()...)
+}
+
 // BloomFilter returns the serialized bloom filter and its type code ("" = SIMPLE).
 func (f *File) BloomFilter() (filter, typeCode string, ok bool) {
 	filter, ok = f.Metadata(KeyBloomFilter)

@@ -27,6 +27,7 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
+	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -182,12 +183,13 @@ func check(t *table.Table) error {
 		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrNotMOR)
 	case t.Version != spec.TableVersion6 || t.Timeline.Layout != 1:
 		return fmt.Errorf("table %s is version %d: compaction is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, write.ErrUnsupported)
-	case !t.Config.PopulateMetaFields():
-		return fmt.Errorf("table %s does not populate meta fields: compaction is %w", t.Config.Name(), write.ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: compaction is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
 	case t.Config.DropPartitionColumns():
 		return fmt.Errorf("table %s drops partition columns: compaction is %w", t.Config.Name(), write.ErrUnsupported)
+	}
+	if err := write.CheckVirtualKeyTable(t); err != nil {
+		return fmt.Errorf("compaction: %w", err)
 	}
 	return nil
 }
@@ -467,6 +469,9 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
 		BasePrefetch: 4,
 	}
+	if err := virtualKeyOptions(t, full, &fgOpts); err != nil {
+		return nil, err
+	}
 	listing, err := t.List(ctx)
 	if err != nil {
 		return nil, err
@@ -625,7 +630,7 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) (commitmeta.WriteStat, error) {
 	start := time.Now()
 	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
-		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta}, o.Write)
+		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta, VirtualKeys: !fgOpts.MetaFieldsPopulated}, o.Write)
 	if err != nil {
 		return commitmeta.WriteStat{}, err
 	}
@@ -683,6 +688,29 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.TotalUpdatedRecordsCompacted = ls.Records
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
 	return stat, nil
+}
+
+// virtualKeyOptions keys a virtual-key table's base and log records with its key
+// generator (hoodie.populate.meta.fields=false): Java's compactor merges them by the
+// record-key field and copies their null meta values into the compacted file, whose
+// _hoodie_file_name is its own name and whose footer has no bloom filter.
+func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options) error {
+	if t.Config.PopulateMetaFields() {
+		return nil
+	}
+	gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
+		PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
+		URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+	if err != nil {
+		return fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
+	}
+	fgOpts.MetaFieldsPopulated = false
+	for _, f := range t.Config.RecordKeyFields() {
+		top, _, _ := strings.Cut(f, ".")
+		fgOpts.KeyFields = append(fgOpts.KeyFields, top)
+	}
+	fgOpts.RecordKey = gen.RecordKey
+	return nil
 }
 
 // writeConformed writes a merged batch in the output schema.
