@@ -276,8 +276,11 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 			ord := merge.OrderingOf(deleteOrdering(d.OrderingValue))
 			e := r.logs.entry(d.RecordKey)
 			if e != nil && !e.deleteBlock && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
-				continue // a late delete with a smaller ordering value loses
+				continue // a late delete with a smaller real ordering value loses
 			}
+			// Against an earlier delete the outcome is a delete either way (Java keeps the
+			// earlier one when its ordering value is greater; no later record compares with
+			// a delete's ordering value under PayloadPreCombine).
 			r.logs.put(d.RecordKey, logEntry{deleteBlock: true, ordering: ord})
 		}
 		return nil
@@ -463,8 +466,8 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 			if !e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) {
 				continue
 			}
-			if e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) && !e.ordering.IsDefaultZero() {
-				continue // a delete with a greater real ordering value beats a late insert
+			if e.deleteBlock && r.opts.Rules.DeleteBeatsLaterData(e.ordering, ord) {
+				continue
 			}
 		}
 		if r.orderingAliases {

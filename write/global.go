@@ -294,7 +294,7 @@ func (w *writer) routeGlobal(recs []incoming, cur map[string]storedAt, merged bo
 // queries see. The incoming record then meets the stored one through the writer's
 // payload (w.rules).
 func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
-	mode, err := merge.ModeFor(w.t.Config.MergeMode(), w.t.Config.PayloadClass(), w.ordering != "")
+	rules, err := merge.RulesFor(w.t.Config.MergeMode(), w.t.Config.PayloadClass(), w.ordering != "")
 	if err != nil {
 		return filegroup.Options{}, fmt.Errorf("global index: %w", err)
 	}
@@ -303,7 +303,7 @@ func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
 		Columns:             columns,
 		MetaFieldsPopulated: true,
 		OrderingField:       w.ordering,
-		Rules:               merge.Rules{Mode: mode},
+		Rules:               rules,
 		Committed:           fsview.NewVisibility(w.t.Timeline, "").Committed,
 		Mem:                 w.o.Mem,
 		Logger:              w.o.Logger,

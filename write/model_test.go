@@ -139,19 +139,31 @@ type model struct {
 
 // mlog is a key's log records merged the way the log scanner merges them.
 type mlog struct {
-	deleteBlock bool // a hard delete (DELETE_BLOCK, ordering value IntWrapper(0))
-	row         mrow // else the winning data record (may be a soft delete)
+	// deleteBlock: a DELETE_BLOCK entry — a hard delete (ordering value Integer 0) or a
+	// soft delete (_hoodie_is_deleted=true, which Java's append handle turns into a delete
+	// record carrying the row's ts, a Long).
+	deleteBlock bool
+	row         mrow // else the winning data record
 }
 
-// morAppend adds one log record of key k; r == nil is a hard delete. Event-time ordering
-// keeps an earlier data record with a strictly greater ts; a hard delete with the default
-// ordering value 0 always wins, and a later data record always beats it.
+// morAppend adds one log record of key k; r == nil is a hard delete, r.deleted a soft
+// delete. Java 0.14's merged log record scanner runs the payload's preCombine, which for
+// both payloads keeps an earlier data record with a strictly greater ts (so among log
+// records, unlike against the base file, OverwriteWithLatestAvroPayload orders by ts too);
+// a soft delete with a smaller ts than the earlier data record is ignored (a Long ts is
+// never the default Integer 0); a hard delete always applies; and a data record after a
+// delete always wins ("natural order for delete record").
 func (m *model) morAppend(k string, r *mrow) {
 	if r == nil {
 		m.logs[k] = mlog{deleteBlock: true}
 		return
 	}
-	if e, ok := m.logs[k]; ok && !e.deleteBlock && m.cfg.payload == payloadDefault && e.row.ts > r.ts {
+	e, ok := m.logs[k]
+	if ok && !e.deleteBlock && e.row.ts > r.ts {
+		return
+	}
+	if r.deleted {
+		m.logs[k] = mlog{deleteBlock: true}
 		return
 	}
 	m.logs[k] = mlog{row: *r}
@@ -160,6 +172,10 @@ func (m *model) morAppend(k string, r *mrow) {
 // morMaterialize recomputes rows from base and logs: a log record replaces its base record
 // unless, under event-time ordering, the base record's ts is strictly greater (the base
 // record then stays with its old commit time, even when the key was deleted in between).
+// Delete records — soft deletes included — delete the base record whatever its ts: the
+// payloads return no record for an empty payload. This is where merge-on-read differs
+// from copy-on-write, where DefaultHoodieRecordPayload keeps a stored record whose ts is
+// greater than the soft delete's.
 func (m *model) morMaterialize() {
 	m.rows = map[string]mrow{}
 	for bk := range m.base {
@@ -186,8 +202,6 @@ func (m *model) mergedCopy(bk string) (mrow, bool) {
 		return mrow{}, false
 	case m.cfg.payload == payloadDefault && b.ts > e.row.ts:
 		return b, true
-	case e.row.deleted:
-		return mrow{}, false
 	}
 	return e.row, true
 }
