@@ -247,8 +247,9 @@ func (w *writer) routeGlobal(recs []incoming, cur map[string]storedAt, merged bo
 		if !found {
 			// A new key, or one deleted in the merged view: Java tags it as a new record.
 			// Deletes of keys not stored are dropped (HoodieDeleteHelper keeps tagged
-			// records only), as are soft deletes (the payload has no insert value).
-			if w.o.Operation != Delete && !r.softDelete {
+			// records only); a soft delete is routed like an insert, and the create handle
+			// writes nothing for it but counts it in numDeletes.
+			if w.o.Operation != Delete {
 				out.inserts = append(out.inserts, r)
 			}
 			continue

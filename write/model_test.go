@@ -44,6 +44,8 @@ package write_test
 //     file that holds its key merges with it, while one routed to a new file group
 //     duplicates it — which depends on file sizes, not on the model. That case has its own
 //     deterministic test (TestInsertExistingKeyIntoSmallFile).
+//   - a soft delete of a key not in the table is routed like an insert and counted in the
+//     numDeletes of the handle it reaches (which writes nothing for it).
 //   - delete: unconditional (EmptyHoodieRecordPayload); keys not in the table are ignored;
 //     with a global index the key is deleted whatever partition the input names.
 //   - insert_overwrite replaces the partitions present in the input, insert_overwrite_table
@@ -312,6 +314,8 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 				if !r.deleted {
 					c.inserted++
 					m.base[m.newBaseKey(r)] = r
+				} else {
+					c.deleted++ // routed as an insert; the create handle counts it
 				}
 			case r.deleted:
 				c.deleted++
@@ -352,6 +356,8 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 			if !r.deleted {
 				c.inserted++
 				m.base[k] = r
+			} else {
+				c.deleted++ // routed as an insert; the create handle counts it
 			}
 		}
 		m.morMaterialize()
@@ -372,10 +378,12 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 		}
 		switch {
 		case r.deleted:
+			// A soft delete of a key not stored is routed like an insert, and the handle
+			// it reaches counts it in numDeletes (HoodieCreateHandle/HoodieMergeHandle).
 			if ok {
 				delete(m.rows, k)
-				c.deleted++
 			}
+			c.deleted++
 		case ok && m.partition(old.city) != m.partition(r.city):
 			// global index, partition changed: delete there, insert here
 			c.deleted++
