@@ -249,7 +249,7 @@ func (w *writer) routeGlobal(recs []incoming, cur map[string]storedAt, merged bo
 			// Deletes of keys not stored are dropped (HoodieDeleteHelper keeps tagged
 			// records only); a soft delete is routed like an insert, and the create handle
 			// writes nothing for it but counts it in numDeletes.
-			if w.o.Operation != Delete {
+			if w.o.Operation != Delete && !r.hardDelete {
 				out.inserts = append(out.inserts, r)
 			}
 			continue

@@ -152,10 +152,12 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 				}
 			case found:
 				job(loc.slice).changes = append(job(loc.slice).changes, r)
-			default:
+			case !r.hardDelete:
 				// A new key. A soft delete of it is routed like an insert too: Java's
 				// upsert partitioner assigns every untagged record a file group, whose
-				// handle writes nothing for it but counts it in numDeletes.
+				// handle writes nothing for it but counts it in numDeletes. Rows of
+				// WriteOptions.DeleteMarker are the delete operation's deletes and, like
+				// them, drop keys not found.
 				inserts = append(inserts, r)
 			}
 		}
@@ -214,7 +216,7 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 			j.changes = append(j.changes, r)
 			continue
 		}
-		if w.o.Operation == Delete {
+		if w.o.Operation == Delete || r.hardDelete {
 			continue // HoodieDeleteHelper drops deletes of keys it did not find
 		}
 		// A soft delete of a new key goes to its bucket's new file group like an insert:
