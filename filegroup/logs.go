@@ -275,12 +275,12 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		for _, d := range dels {
 			ord := merge.OrderingOf(deleteOrdering(d.OrderingValue))
 			e := r.logs.entry(d.RecordKey)
-			if e != nil && !e.deleteBlock && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
-				continue // a late delete with a smaller real ordering value loses
+			// A late delete with a smaller real ordering value loses to an earlier data
+			// record — and, under PayloadPreCombine, to an earlier delete, whose (greater)
+			// ordering value then stays to meet later data records.
+			if e != nil && (!e.deleteBlock || r.opts.Rules.PayloadPreCombine) && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
+				continue
 			}
-			// Against an earlier delete the outcome is a delete either way (Java keeps the
-			// earlier one when its ordering value is greater; no later record compares with
-			// a delete's ordering value under PayloadPreCombine).
 			r.logs.put(d.RecordKey, logEntry{deleteBlock: true, ordering: ord})
 		}
 		return nil

@@ -182,14 +182,17 @@ type Rules struct {
 	// PayloadPreCombine: log records of one key merge the way Java 0.14's merged log record
 	// scanner merges them for a table configured by payload class (no
 	// hoodie.record.merge.mode: table version 6). The scanner runs the payload's preCombine
-	// (HoodieRecordUtils.mergerToPreCombineMode), and OverwriteWithLatestAvroPayload's and
-	// DefaultHoodieRecordPayload's preCombine both keep the record with the greater ordering
-	// value — so among log records the ordering value decides under either payload, unlike
-	// against the base file, where OverwriteWithLatestAvroPayload takes the log record. A
-	// delete record (DELETE_BLOCK entry) is ignored only against an earlier data record of
-	// the same Java class with a strictly greater ordering value, unless it carries the
-	// default Integer 0; a data record after a delete always wins (preCombine: "natural
-	// order for delete record"). Without it (merge modes of 1.x tables) the Mode decides.
+	// (HoodieRecordUtils.mergerToPreCombineMode), and 0.14's OverwriteWithLatestAvroPayload
+	// .preCombine — which DefaultHoodieRecordPayload inherits — keeps the earlier record
+	// when its ordering value is strictly greater, so among log records the ordering value
+	// decides under either payload, unlike against the base file, where
+	// OverwriteWithLatestAvroPayload takes the log record. A delete record is kept in the
+	// map as an empty payload with the delete's ordering value, so it meets a later data
+	// record through the same comparison (1.x added a "natural order for delete record"
+	// shortcut that 0.14 does not have). A delete record (DELETE_BLOCK entry) is ignored
+	// only against an earlier record of the same Java class with a strictly greater
+	// ordering value, unless it carries the default Integer 0. Without PayloadPreCombine
+	// (merge modes of 1.x tables) the Mode decides.
 	PayloadPreCombine bool
 }
 
@@ -226,13 +229,20 @@ func (r Rules) DeleteIgnored(record, del Ordering) bool {
 }
 
 // DeleteBeatsLaterData decides whether a delete record stays against a data record of a
-// later log block. With PayloadPreCombine never: the payload's preCombine takes the later
-// record when the earlier one is a delete. Otherwise (1.x merge modes) a delete with a
-// real, strictly greater ordering value stays under event-time ordering.
+// later log block. With PayloadPreCombine the delete stays when its ordering value is
+// strictly greater (0.14's preCombine compares the empty payload's ordering value like any
+// other). Where Java's compareTo would throw — the delete operation's Integer 0 against a
+// Long, or values of other different classes: a ClassCastException that fails the read —
+// the later data record wins, as the natural order later Hudi versions apply. Otherwise
+// (1.x merge modes) a delete with a real, strictly greater ordering value stays under
+// event-time ordering.
 // UNVERIFIED: the 1.x branch is the behaviour this package had before; it was not checked
 // against 1.x source.
 func (r Rules) DeleteBeatsLaterData(del, data Ordering) bool {
-	if r.PayloadPreCombine || del.IsDefaultZero() {
+	if r.PayloadPreCombine {
+		return del.sameClass(data) && del.greater(data)
+	}
+	if del.IsDefaultZero() {
 		return false
 	}
 	return r.Mode == EventTimeOrdering && del.greater(data)

@@ -143,29 +143,37 @@ type model struct {
 type mlog struct {
 	// deleteBlock: a DELETE_BLOCK entry — a hard delete (ordering value Integer 0) or a
 	// soft delete (_hoodie_is_deleted=true, which Java's append handle turns into a delete
-	// record carrying the row's ts, a Long).
+	// record carrying the row's ts, a Long: softTs).
 	deleteBlock bool
+	soft        bool
+	softTs      int64
 	row         mrow // else the winning data record
 }
 
 // morAppend adds one log record of key k; r == nil is a hard delete, r.deleted a soft
 // delete. Java 0.14's merged log record scanner runs the payload's preCombine, which for
-// both payloads keeps an earlier data record with a strictly greater ts (so among log
-// records, unlike against the base file, OverwriteWithLatestAvroPayload orders by ts too);
-// a soft delete with a smaller ts than the earlier data record is ignored (a Long ts is
-// never the default Integer 0); a hard delete always applies; and a data record after a
-// delete always wins ("natural order for delete record").
+// both payloads (OverwriteWithLatestAvroPayload's, inherited by the default payload) keeps
+// the earlier record when its ts is strictly greater — so among log records, unlike
+// against the base file, OverwriteWithLatestAvroPayload orders by ts too. A delete is kept
+// as an empty payload with its ordering value: a soft delete's Long ts compares with later
+// records like a data record's; a hard delete's Integer 0 cannot be compared with a Long
+// (Java would throw; the later record wins, see merge.Rules.DeleteBeatsLaterData) and is
+// never ignored itself.
 func (m *model) morAppend(k string, r *mrow) {
 	if r == nil {
 		m.logs[k] = mlog{deleteBlock: true}
 		return
 	}
-	e, ok := m.logs[k]
-	if ok && !e.deleteBlock && e.row.ts > r.ts {
-		return
+	if e, ok := m.logs[k]; ok {
+		switch {
+		case !e.deleteBlock && e.row.ts > r.ts:
+			return
+		case e.deleteBlock && e.soft && e.softTs > r.ts:
+			return
+		}
 	}
 	if r.deleted {
-		m.logs[k] = mlog{deleteBlock: true}
+		m.logs[k] = mlog{deleteBlock: true, soft: true, softTs: r.ts}
 		return
 	}
 	m.logs[k] = mlog{row: *r}

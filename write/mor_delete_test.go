@@ -10,10 +10,11 @@ package write_test
 //     to the DELETE_BLOCK and counts it in numDeletes. The delete operation's
 //     EmptyHoodieRecordPayload carries Integer 0.
 //   - HoodieMergedLogRecordScanner merges log records with the payload's preCombine
-//     (mergerToPreCombineMode): under both payloads the greater ts wins among log data
-//     records (ties to the later one), a data record after a delete always wins, and a
-//     delete loses to an earlier data record only when that one's ts is strictly greater
-//     and the delete's ordering value is not the default Integer 0.
+//     (mergerToPreCombineMode): under both payloads the greater ts wins among log records
+//     (ties to the later one) — a delete is kept as an empty payload with its ordering
+//     value, so a later data record with a smaller ts loses to a soft delete — and a
+//     delete loses to an earlier record only when that one's ts is strictly greater and
+//     the delete's ordering value is not the default Integer 0.
 //   - Against the base file (compaction, snapshot read) a delete record is unconditional —
 //     the payloads return nothing for an empty payload — while a data record meets the
 //     base through combineAndGetUpdateValue (DefaultHoodieRecordPayload keeps a base record
@@ -21,9 +22,9 @@ package write_test
 //
 // So merge-on-read differs from copy-on-write where a record arrives late with a smaller
 // ts: a soft delete older than the base record still deletes it (COW/default keeps it); an
-// update older than an earlier log update loses (COW/owl takes it); and an update after a
-// soft delete, older than the base record, lets the base record reappear under the default
-// payload (COW inserts the update).
+// update older than an earlier log update or soft delete loses (COW takes it); and an
+// update after a soft delete, older than the base record, lets the base record reappear
+// under the default payload.
 
 import (
 	"context"
@@ -124,19 +125,60 @@ func TestSoftDeleteMergeRules(t *testing.T) {
 			{name: "compact", op: "compact", want: map[string][]string{"": {"k1|sf|sf|8|2@up", k2}, "cow/owl": {"k1|sf|sf|6|3@late", k2}}},
 		},
 	}, {
-		name: "update after a soft delete, older than the base record",
+		// 0.14's preCombine compares the delete's ordering value with the later record's.
+		name: "update after a soft delete with a greater ts",
 		steps: []globalStep{ins,
 			{name: "sd", op: "upsert", rows: []mrow{softDel("k1", "sf", 9)},
 				want: map[string][]string{"": {k2}}, wantRO: roBase},
-			{name: "up", op: "upsert", rows: []mrow{row("k1", "sf", 3, 4)},
+			{name: "up", op: "upsert", rows: []mrow{row("k1", "sf", 7, 4)},
 				want: map[string][]string{
-					"": {"k1|sf|sf|3|4@up", k2}, // cow: an insert; mor/owl: the update beats the delete and the base
-					// The update beats the earlier delete in the scanner, then loses to the
-					// base record (ts 5 > 3): the base record is visible again.
-					"mor/default": {"k1|sf|sf|5|1@ins", k2},
+					"cow": {"k1|sf|sf|7|4@up", k2}, // an insert
+					"mor": {k2},                    // the scanner keeps the delete (9 > 7)
 				},
-				wantRO: map[string][]string{"cow": {"k1|sf|sf|3|4@up", k2}, "mor": {"k1|sf|sf|5|1@ins", k2}}},
-			{name: "compact", op: "compact", want: map[string][]string{"": {"k1|sf|sf|3|4@up", k2}, "mor/default": {"k1|sf|sf|5|1@ins", k2}}},
+				wantRO: map[string][]string{"cow": {"k1|sf|sf|7|4@up", k2}, "mor": {"k1|sf|sf|5|1@ins", k2}}},
+			{name: "compact", op: "compact", want: map[string][]string{"cow": {"k1|sf|sf|7|4@up", k2}, "mor": {k2}}},
+		},
+	}, {
+		name: "update after a soft delete, newer than the delete, older than the base record",
+		steps: []globalStep{ins,
+			{name: "sd", op: "upsert", rows: []mrow{softDel("k1", "sf", 3)},
+				want:   map[string][]string{"": {k2}, "cow/default": {"k1|sf|sf|5|1@ins", k2}},
+				wantRO: map[string][]string{"mor": {"k1|sf|sf|5|1@ins", k2}, "cow/default": {"k1|sf|sf|5|1@ins", k2}, "cow/owl": {k2}}},
+			{name: "up", op: "upsert", rows: []mrow{row("k1", "sf", 4, 4)},
+				want: map[string][]string{
+					// owl: cow inserts it, mor's update beats the delete (4 > 3) and the base.
+					"owl": {"k1|sf|sf|4|4@up", k2},
+					// default: the base record (ts 5) wins against the update; on
+					// merge-on-read it reappears after the soft delete had hidden it.
+					"default": {"k1|sf|sf|5|1@ins", k2},
+				},
+				wantRO: map[string][]string{"mor": {"k1|sf|sf|5|1@ins", k2}, "cow/owl": {"k1|sf|sf|4|4@up", k2}, "cow/default": {"k1|sf|sf|5|1@ins", k2}}},
+			{name: "compact", op: "compact", want: map[string][]string{"owl": {"k1|sf|sf|4|4@up", k2}, "default": {"k1|sf|sf|5|1@ins", k2}}},
+		},
+	}, {
+		name: "update after a delete operation, with any ts",
+		steps: []globalStep{ins,
+			{name: "del", op: "delete", rows: []mrow{row("k1", "sf", 0, 0)},
+				want: map[string][]string{"": {k2}}, wantRO: map[string][]string{"mor": {"k1|sf|sf|5|1@ins", k2}, "cow": {k2}}},
+			{name: "up", op: "upsert", rows: []mrow{row("k1", "sf", 7, 4)},
+				// The delete's Integer 0 does not compare with the Long ts (Java would throw
+				// a ClassCastException); the later record wins.
+				want:   map[string][]string{"": {"k1|sf|sf|7|4@up", k2}},
+				wantRO: map[string][]string{"mor": {"k1|sf|sf|5|1@ins", k2}, "cow": {"k1|sf|sf|7|4@up", k2}}},
+			compact("k1|sf|sf|7|4@up", k2),
+		},
+	}, {
+		name: "soft delete after a soft delete with a greater ts",
+		steps: []globalStep{ins,
+			{name: "sd1", op: "upsert", rows: []mrow{softDel("k1", "sf", 9)},
+				want: map[string][]string{"": {k2}}, wantRO: roBase},
+			{name: "sd2", op: "upsert", rows: []mrow{softDel("k1", "sf", 6)},
+				want: map[string][]string{"": {k2}}, wantRO: map[string][]string{"cow": {k2}, "mor": {"k1|sf|sf|5|1@ins", k2}}},
+			// mor: the first delete (9) stayed and beats the update; cow: an insert.
+			{name: "up", op: "upsert", rows: []mrow{row("k1", "sf", 7, 4)},
+				want:   map[string][]string{"cow": {"k1|sf|sf|7|4@up", k2}, "mor": {k2}},
+				wantRO: map[string][]string{"cow": {"k1|sf|sf|7|4@up", k2}, "mor": {"k1|sf|sf|5|1@ins", k2}}},
+			{name: "compact", op: "compact", want: map[string][]string{"cow": {"k1|sf|sf|7|4@up", k2}, "mor": {k2}}},
 		},
 	}}
 	for _, sc := range scenarios {
