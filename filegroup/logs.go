@@ -275,8 +275,11 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		for _, d := range dels {
 			ord := merge.OrderingOf(deleteOrdering(d.OrderingValue))
 			e := r.logs.entry(d.RecordKey)
-			if e != nil && !e.deleteBlock && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
-				continue // a late delete with a smaller ordering value loses
+			// A late delete with a smaller real ordering value loses to an earlier data
+			// record — and, under PayloadPreCombine, to an earlier delete, whose (greater)
+			// ordering value then stays to meet later data records.
+			if e != nil && (!e.deleteBlock || r.opts.Rules.PayloadPreCombine) && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
+				continue
 			}
 			r.logs.put(d.RecordKey, logEntry{deleteBlock: true, ordering: ord})
 		}
@@ -463,8 +466,8 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 			if !e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) {
 				continue
 			}
-			if e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) && !e.ordering.IsDefaultZero() {
-				continue // a delete with a greater real ordering value beats a late insert
+			if e.deleteBlock && r.opts.Rules.DeleteBeatsLaterData(e.ordering, ord) {
+				continue
 			}
 		}
 		if r.orderingAliases {

@@ -16,11 +16,11 @@ func OrderingAt(arr arrow.Array, i int) Ordering {
 	}
 	switch a := arr.(type) {
 	case *array.Int8:
-		return OrderingOf(int64(a.Value(i)))
+		return OrderingOf(int32(a.Value(i)))
 	case *array.Int16:
-		return OrderingOf(int64(a.Value(i)))
+		return OrderingOf(int32(a.Value(i)))
 	case *array.Int32:
-		return OrderingOf(int64(a.Value(i)))
+		return OrderingOf(a.Value(i)) // Avro int: a Java Integer
 	case *array.Int64:
 		return OrderingOf(a.Value(i))
 	case *array.Float32:
@@ -34,7 +34,7 @@ func OrderingAt(arr arrow.Array, i int) Ordering {
 	case *array.Boolean:
 		return OrderingOf(a.Value(i))
 	case *array.Date32:
-		return OrderingOf(int64(a.Value(i)))
+		return OrderingOf(int32(a.Value(i))) // the Avro int a log data record holds
 	case *array.Timestamp:
 		return OrderingOf(int64(a.Value(i)))
 	case *array.Decimal128:

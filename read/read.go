@@ -186,7 +186,7 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		s.slices = append(s.slices, sl)
 	}
 
-	mode, err := merge.ModeFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		KeyFields:           keyColumns(t.Config.RecordKeyFields()),
 		MetaFieldsPopulated: t.Config.PopulateMetaFields(),
 		OrderingField:       ordering,
-		Rules:               merge.Rules{Mode: mode},
+		Rules:               rules,
 		Committed:           vis.Committed,
 		BaseOnly:            opts.ReadOptimized,
 		BatchSize:           opts.BatchSize,

@@ -247,8 +247,9 @@ func (w *writer) routeGlobal(recs []incoming, cur map[string]storedAt, merged bo
 		if !found {
 			// A new key, or one deleted in the merged view: Java tags it as a new record.
 			// Deletes of keys not stored are dropped (HoodieDeleteHelper keeps tagged
-			// records only), as are soft deletes (the payload has no insert value).
-			if w.o.Operation != Delete && !r.softDelete {
+			// records only); a soft delete is routed like an insert, and the create handle
+			// writes nothing for it but counts it in numDeletes.
+			if w.o.Operation != Delete && !r.hardDelete {
 				out.inserts = append(out.inserts, r)
 			}
 			continue
@@ -294,7 +295,7 @@ func (w *writer) routeGlobal(recs []incoming, cur map[string]storedAt, merged bo
 // queries see. The incoming record then meets the stored one through the writer's
 // payload (w.rules).
 func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
-	mode, err := merge.ModeFor(w.t.Config.MergeMode(), w.t.Config.PayloadClass(), w.ordering != "")
+	rules, err := merge.RulesFor(w.t.Config.MergeMode(), w.t.Config.PayloadClass(), w.ordering != "")
 	if err != nil {
 		return filegroup.Options{}, fmt.Errorf("global index: %w", err)
 	}
@@ -303,7 +304,7 @@ func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
 		Columns:             columns,
 		MetaFieldsPopulated: !w.keys.virtual(),
 		OrderingField:       w.ordering,
-		Rules:               merge.Rules{Mode: mode},
+		Rules:               rules,
 		Committed:           fsview.NewVisibility(w.t.Timeline, "").Committed,
 		Mem:                 w.o.Mem,
 		Logger:              w.o.Logger,

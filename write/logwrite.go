@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/format/commitmeta"
@@ -67,9 +69,22 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 	var data []incoming
 	var dels []logfile.DeleteRecord
 	for _, r := range append(j.changes, j.inserts...) {
-		if r.hardDelete {
+		switch {
+		case r.hardDelete:
+			// The delete operation: EmptyHoodieRecordPayload's ordering value, Integer 0,
+			// which the log scanner and the payloads treat as unconditional.
 			dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: r.partition, OrderingValue: int32(0)})
-		} else {
+		case r.softDelete:
+			// _hoodie_is_deleted=true: Java's append handle writes no data record for a
+			// record whose payload is a delete, but a DeleteRecord with the record's own
+			// ordering value (HoodieAppendHandle.bufferRecord/prepareRecord), so that the
+			// log scanner can ignore it against an earlier log record with a greater one.
+			ov, err := w.deleteOrderingValue(r)
+			if err != nil {
+				return nil, fmt.Errorf("soft delete of %q in %s/%s: %w", r.key, sl.Partition, sl.FileID, err)
+			}
+			dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: r.partition, OrderingValue: ov})
+		default:
 			data = append(data, r)
 		}
 	}
@@ -98,15 +113,7 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 		if err != nil {
 			return nil, fmt.Errorf("log records of %s/%s: %w", sl.Partition, sl.FileID, err)
 		}
-		lb := logBlock{block: block, writes: int64(len(chunk))}
-		for _, r := range chunk {
-			if r.softDelete {
-				lb.deleted++
-			} else {
-				lb.updated++
-			}
-		}
-		blocks = append(blocks, lb)
+		blocks = append(blocks, logBlock{block: block, writes: int64(len(chunk)), updated: int64(len(chunk))})
 	}
 	if len(dels) > 0 {
 		content, err := logfile.EncodeDeleteBlock(dels)
@@ -253,4 +260,78 @@ func (e *writeEnv) dataBlock(rows []arrow.Record, header map[logfile.HeaderKey]s
 		return &logfile.Block{Type: logfile.ParquetDataBlock, Header: header, Content: out.Bytes()}, nil
 	}
 	return nil, fmt.Errorf("hoodie.logfile.data.block.format %q is %w (avro and parquet are)", e.opts.LogDataBlockFormat, ErrUnsupported)
+}
+
+// deleteOrderingValue is the ordering value a soft delete carries into a DELETE_BLOCK,
+// typed as Java holds the payload's ordering value (read from the Avro record with
+// HoodieAvroUtils.getNestedFieldVal, consistentLogicalTimestampEnabled=false) so that it
+// selects the same wrapper of the delete record's union: int → IntWrapper, long and
+// timestamps → LongWrapper, date → DateWrapper, decimal → DecimalWrapper, and so on.
+// Without an ordering field the payload has Java's default, Integer 0.
+func (w *writer) deleteOrderingValue(r incoming) (any, error) {
+	if w.in.ordIdx < 0 {
+		return int32(0), nil
+	}
+	col := w.in.batches[r.batch].Column(w.in.ordIdx)
+	i := int(r.row)
+	if col.IsNull(i) {
+		return nil, nil
+	}
+	switch a := col.(type) {
+	case *array.Int8:
+		return int32(a.Value(i)), nil
+	case *array.Int16:
+		return int32(a.Value(i)), nil
+	case *array.Int32:
+		return a.Value(i), nil
+	case *array.Int64:
+		return a.Value(i), nil
+	case *array.Float32:
+		return a.Value(i), nil
+	case *array.Float64:
+		return a.Value(i), nil
+	case *array.String:
+		return strings.Clone(a.Value(i)), nil
+	case *array.Binary:
+		return bytes.Clone(a.Value(i)), nil
+	case *array.Boolean:
+		return a.Value(i), nil
+	case *array.Date32:
+		return logfile.DateValue(a.Value(i)), nil
+	case *array.Timestamp:
+		return int64(a.Value(i)), nil
+	case *array.Decimal128:
+		// UNVERIFIED: DecimalWrapper is decimal(30,15); we rescale the value to scale 15 as
+		// Avro's decimal conversion needs (not checked against Java's wrapValueIntoAvro).
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		n, err := a.Value(i).Rescale(scale, logfile.DecimalWrapperScale)
+		if err != nil {
+			return nil, fmt.Errorf("ordering value %s at scale %d: %w", a.Value(i).ToString(scale), logfile.DecimalWrapperScale, err)
+		}
+		return logfile.DecimalValue(twosComplement(n.BigInt())), nil
+	}
+	return nil, fmt.Errorf("ordering field of type %s in a delete record is %w", col.DataType(), ErrUnsupported)
+}
+
+// twosComplement is n's minimal big-endian two's-complement bytes (Java's
+// BigInteger.toByteArray, which Avro's decimal conversion writes).
+func twosComplement(n *big.Int) []byte {
+	if n.Sign() >= 0 {
+		b := n.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -n-1 has the complemented bits of n.
+	m := new(big.Int).Neg(n)
+	m.Sub(m, big.NewInt(1))
+	b := m.Bytes()
+	for k := range b {
+		b[k] = ^b[k]
+	}
+	if len(b) == 0 || b[0]&0x80 == 0 {
+		b = append([]byte{0xff}, b...)
+	}
+	return b
 }

@@ -44,6 +44,8 @@ package write_test
 //     file that holds its key merges with it, while one routed to a new file group
 //     duplicates it — which depends on file sizes, not on the model. That case has its own
 //     deterministic test (TestInsertExistingKeyIntoSmallFile).
+//   - a soft delete of a key not in the table is routed like an insert and counted in the
+//     numDeletes of the handle it reaches (which writes nothing for it).
 //   - delete: unconditional (EmptyHoodieRecordPayload); keys not in the table are ignored;
 //     with a global index the key is deleted whatever partition the input names.
 //   - insert_overwrite replaces the partitions present in the input, insert_overwrite_table
@@ -147,19 +149,39 @@ type model struct {
 
 // mlog is a key's log records merged the way the log scanner merges them.
 type mlog struct {
-	deleteBlock bool // a hard delete (DELETE_BLOCK, ordering value IntWrapper(0))
-	row         mrow // else the winning data record (may be a soft delete)
+	// deleteBlock: a DELETE_BLOCK entry — a hard delete (ordering value Integer 0) or a
+	// soft delete (_hoodie_is_deleted=true, which Java's append handle turns into a delete
+	// record carrying the row's ts, a Long: softTs).
+	deleteBlock bool
+	soft        bool
+	softTs      int64
+	row         mrow // else the winning data record
 }
 
-// morAppend adds one log record of key k; r == nil is a hard delete. Event-time ordering
-// keeps an earlier data record with a strictly greater ts; a hard delete with the default
-// ordering value 0 always wins, and a later data record always beats it.
+// morAppend adds one log record of key k; r == nil is a hard delete, r.deleted a soft
+// delete. Java 0.14's merged log record scanner runs the payload's preCombine, which for
+// both payloads (OverwriteWithLatestAvroPayload's, inherited by the default payload) keeps
+// the earlier record when its ts is strictly greater — so among log records, unlike
+// against the base file, OverwriteWithLatestAvroPayload orders by ts too. A delete is kept
+// as an empty payload with its ordering value: a soft delete's Long ts compares with later
+// records like a data record's; a hard delete's Integer 0 cannot be compared with a Long
+// (Java would throw; the later record wins, see merge.Rules.DeleteBeatsLaterData) and is
+// never ignored itself.
 func (m *model) morAppend(k string, r *mrow) {
 	if r == nil {
 		m.logs[k] = mlog{deleteBlock: true}
 		return
 	}
-	if e, ok := m.logs[k]; ok && !e.deleteBlock && m.cfg.payload == payloadDefault && e.row.ts > r.ts {
+	if e, ok := m.logs[k]; ok {
+		switch {
+		case !e.deleteBlock && e.row.ts > r.ts:
+			return
+		case e.deleteBlock && e.soft && e.softTs > r.ts:
+			return
+		}
+	}
+	if r.deleted {
+		m.logs[k] = mlog{deleteBlock: true, soft: true, softTs: r.ts}
 		return
 	}
 	m.logs[k] = mlog{row: *r}
@@ -168,6 +190,10 @@ func (m *model) morAppend(k string, r *mrow) {
 // morMaterialize recomputes rows from base and logs: a log record replaces its base record
 // unless, under event-time ordering, the base record's ts is strictly greater (the base
 // record then stays with its old commit time, even when the key was deleted in between).
+// Delete records — soft deletes included — delete the base record whatever its ts: the
+// payloads return no record for an empty payload. This is where merge-on-read differs
+// from copy-on-write, where DefaultHoodieRecordPayload keeps a stored record whose ts is
+// greater than the soft delete's.
 func (m *model) morMaterialize() {
 	m.rows = map[string]mrow{}
 	for bk := range m.base {
@@ -194,8 +220,6 @@ func (m *model) mergedCopy(bk string) (mrow, bool) {
 		return mrow{}, false
 	case m.cfg.payload == payloadDefault && b.ts > e.row.ts:
 		return b, true
-	case e.row.deleted:
-		return mrow{}, false
 	}
 	return e.row, true
 }
@@ -310,6 +334,8 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 				if !r.deleted {
 					c.inserted++
 					m.base[m.newBaseKey(r)] = r
+				} else {
+					c.deleted++ // routed as an insert; the create handle counts it
 				}
 			case r.deleted:
 				c.deleted++
@@ -350,6 +376,8 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 			if !r.deleted {
 				c.inserted++
 				m.base[k] = r
+			} else {
+				c.deleted++ // routed as an insert; the create handle counts it
 			}
 		}
 		m.morMaterialize()
@@ -370,10 +398,12 @@ func (m *model) upsert(rows []mrow, instant string) (counts, error) {
 		}
 		switch {
 		case r.deleted:
+			// A soft delete of a key not stored is routed like an insert, and the handle
+			// it reaches counts it in numDeletes (HoodieCreateHandle/HoodieMergeHandle).
 			if ok {
 				delete(m.rows, k)
-				c.deleted++
 			}
+			c.deleted++
 		case ok && m.partition(old.city) != m.partition(r.city):
 			// global index, partition changed: delete there, insert here
 			c.deleted++

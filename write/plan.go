@@ -153,7 +153,12 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 				}
 			case found:
 				job(loc.slice).changes = append(job(loc.slice).changes, r)
-			case !r.softDelete:
+			case !r.hardDelete:
+				// A new key. A soft delete of it is routed like an insert too: Java's
+				// upsert partitioner assigns every untagged record a file group, whose
+				// handle writes nothing for it but counts it in numDeletes. Rows of
+				// WriteOptions.DeleteMarker are the delete operation's deletes and, like
+				// them, drop keys not found.
 				inserts = append(inserts, r)
 			}
 		}
@@ -212,9 +217,11 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 			j.changes = append(j.changes, r)
 			continue
 		}
-		if w.o.Operation == Delete || r.softDelete {
-			continue
+		if w.o.Operation == Delete || r.hardDelete {
+			continue // HoodieDeleteHelper drops deletes of keys it did not find
 		}
+		// A soft delete of a new key goes to its bucket's new file group like an insert:
+		// the create handle counts it in numDeletes and writes nothing for it.
 		k := pb{r.partition, b}
 		i, ok := creates[k]
 		if !ok {
@@ -398,12 +405,13 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 	const chunk = 8192
 	var fw *fileWriter
 	var seq int64
-	var inserted int64
+	var inserted, deleted int64
 	finish := func() error {
 		if fw == nil {
 			return nil
 		}
 		fw.stat.NumInserts = inserted
+		fw.stat.NumDeletes = deleted
 		s, err := fw.close(env.st, ctx)
 		fw = nil
 		if err != nil {
@@ -431,9 +439,17 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 			if err != nil {
 				return nil, err
 			}
-			seq, inserted = 0, 0
+			seq, inserted, deleted = 0, 0, 0
 		}
 		part := recs[start:min(start+chunk, len(recs))]
+		// Soft deletes of new keys: HoodieCreateHandle writes nothing for a record whose
+		// payload is a delete and counts it in numDeletes. Its file is opened when the
+		// first record arrives, so a file group that gets only such records is still
+		// written, empty.
+		if live := liveRecords(part); len(live) < len(part) {
+			deleted += int64(len(part) - len(live))
+			part = live
+		}
 		name := fw.path[len(partition):]
 		if partition != "" {
 			name = name[1:]
@@ -542,7 +558,12 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	// file disagree); of several with one key only the last is written.
 	var inserts []incoming
 	for _, i := range append(seqInts(len(j.changes), len(all)), seqInts(0, len(j.changes))...) {
-		if c := all[i]; !consumed[i] && changes[c.key] == i && !c.softDelete {
+		c := all[i]
+		switch {
+		case consumed[i] || changes[c.key] != i:
+		case c.softDelete:
+			deleted++ // a delete of a key the file does not hold: counted, nothing written
+		default:
 			inserts = append(inserts, c)
 		}
 	}
@@ -602,4 +623,24 @@ func seqInts(from, to int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// liveRecords returns recs without soft deletes (recs itself when there are none).
+func liveRecords(recs []incoming) []incoming {
+	n := 0
+	for _, r := range recs {
+		if !r.softDelete {
+			n++
+		}
+	}
+	if n == len(recs) {
+		return recs
+	}
+	live := make([]incoming, 0, n)
+	for _, r := range recs {
+		if !r.softDelete {
+			live = append(live, r)
+		}
+	}
+	return live
 }

@@ -121,11 +121,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	mode, err := merge.ModeFor("", o.PayloadClass, ordering != "")
+	rules, err := merge.RulesFor("", o.PayloadClass, ordering != "")
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{t: t, o: o, in: in, view: view, rules: merge.Rules{Mode: mode}, ordering: ordering, mor: t.Type == spec.MergeOnRead,
+	w := &writer{t: t, o: o, in: in, view: view, rules: rules, ordering: ordering, mor: t.Type == spec.MergeOnRead,
 		keys: newStoredKeys(t, gen)}
 	if err := checkMORView(w); err != nil {
 		return nil, err

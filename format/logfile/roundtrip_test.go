@@ -241,6 +241,10 @@ func TestDeleteBlockBytes(t *testing.T) {
 		{"empty (MDT init)", nil, "00000003" + "00000001" + "00"},
 		{"null ordering", []DeleteRecord{{RecordKey: "k", PartitionPath: "p"}}, "00000003" + "00000009" + "02" + "02026b" + "020270" + "00" + "00"},
 		{"boolean branch 1", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: true}}, "00000003" + "0000000a" + "02" + "02026b" + "020270" + "0201" + "00"},
+		// Soft deletes on merge-on-read carry the row's own ordering value (issue 4).
+		{"int branch 2 (INT ordering field)", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: int32(3)}}, "00000003" + "0000000a" + "02" + "02026b" + "020270" + "0406" + "00"},
+		{"double branch 5", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: float64(2.5)}}, "00000003" + "00000011" + "02" + "02026b" + "020270" + "0a" + "0000000000000440" + "00"},
+		{"string branch 7", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: "ab"}}, "00000003" + "0000000c" + "02" + "02026b" + "020270" + "0e046162" + "00"},
 		{"long branch 3", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: int64(-1)}}, "00000003" + "0000000a" + "02" + "02026b" + "020270" + "0601" + "00"},
 		{"date branch 8", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: DateValue(1)}}, "00000003" + "0000000a" + "02" + "02026b" + "020270" + "1002" + "00"},
 		{"decimal branch 9", []DeleteRecord{{RecordKey: "k", PartitionPath: "p", OrderingValue: DecimalValue{0x01}}}, "00000003" + "0000000b" + "02" + "02026b" + "020270" + "120201" + "00"},

@@ -78,7 +78,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return err
 	}
-	mode, err := merge.ModeFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			Schema:              full,
 			MetaFieldsPopulated: true,
 			OrderingField:       ordering,
-			Rules:               merge.Rules{Mode: mode},
+			Rules:               rules,
 			Committed:           fsview.NewVisibility(t.Timeline, "").Committed,
 			Mem:                 o.Write.Mem,
 			Logger:              o.Write.Logger,

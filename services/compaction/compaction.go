@@ -446,7 +446,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	mode, err := merge.ModeFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +459,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		Schema:              full,
 		MetaFieldsPopulated: true,
 		OrderingField:       ordering,
-		Rules:               merge.Rules{Mode: mode},
+		Rules:               rules,
 		Committed:           vis.Committed,
 		Mem:                 o.Write.Mem,
 		Logger:              o.Write.Logger,
