@@ -48,18 +48,26 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 	}
 	res, err := archive.Run(ctx, t.meta.Storage, dryRun, ao)
 	if err != nil {
+		t.reload(ctx) // part of the archival may have happened
 		return res, err
 	}
-	t.reload(ctx)
+	if res.FilesWritten > 0 {
+		// Only a written archive log removes instants from the active timeline; most
+		// commits archive nothing and the handle is still current.
+		t.reload(ctx)
+	}
 	return res, nil
 }
 
 // inlineArchive archives after a commit when hoodie.archive.automatic is on (the default),
 // as Java's postCommit does after cleaning. With hoodie.fail.on.timeline.archiving=false a
 // failed archival is only logged.
-func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+//
+// It reports no change to the caller: archive re-reads the handle itself when it
+// changed the timeline.
+func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
 	if !cfg.Bool(config.AutoArchive) {
-		return nil
+		return false, nil
 	}
 	_, err := t.archive(ctx, cfg, false, o.Logger)
 	if err != nil && !cfg.Bool(config.FailOnTimelineArchiving) {
@@ -68,7 +76,7 @@ func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOp
 			l = slog.Default()
 		}
 		l.Warn("archiving the timeline failed", "error", err)
-		return nil
+		return false, nil
 	}
-	return err
+	return false, err
 }

@@ -50,17 +50,20 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 // inlineClean runs a clean after a commit when hoodie.clean.automatic is on (Hudi's
 // default), with the write's settings. hoodie.clean.async is ignored: the clean always
 // runs inline, before Write returns.
-func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+// It reports whether the timeline changed (a clean completed or a failed write was rolled
+// back).
+func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
 	if !cfg.Bool(config.AutoClean) || t.meta.Timeline.Layout != 1 {
-		return nil // the writer only commits to version-6 tables; never fail a write here
+		return false, nil // the writer only commits to version-6 tables; never fail a write here
 	}
 	co, err := clean.OptionsFromConfig(cfg)
 	if err != nil {
-		return err
+		return false, err
 	}
 	co.Now, co.Logger = o.Now, o.Logger
-	if _, err := clean.Run(ctx, t.meta.Storage, co); err != nil {
-		return fmt.Errorf("inline clean: %w", err)
+	res, err := clean.Run(ctx, t.meta.Storage, co)
+	if err != nil {
+		return true, fmt.Errorf("inline clean: %w", err)
 	}
-	return nil
+	return res.Instant != "" || len(res.RolledBack) > 0, nil
 }

@@ -88,15 +88,15 @@ func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clu
 // `hudi cluster --run`.
 // hoodie.clustering.async.enabled is ignored: hudi-go runs no background services, so
 // an asynchronously scheduled plan would never be executed; use inline or on-demand
-// clustering instead.
-func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+// clustering instead. It reports whether it added an instant to the timeline.
+func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
 	inline, scheduleOnly := cfg.Bool(config.InlineClustering), cfg.Bool(config.ScheduleInlineClustering)
 	if !inline && !scheduleOnly {
-		return nil
+		return false, nil
 	}
 	if inline {
 		if n, want := clustering.CommitsSinceLastClustering(t.meta), cfg.Int(config.InlineClusteringMaxCommits); n < want {
-			return nil
+			return false, nil
 		}
 	} else {
 		// Schedule-only: Java schedules after every commit while no replacecommit is
@@ -104,26 +104,26 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		// BaseHoodieTableServiceClient; recalled from its runTableServicesInline).
 		for _, in := range t.meta.Timeline.Instants {
 			if in.Action == spec.ActionReplaceCommit && !in.IsCompleted() {
-				return nil
+				return false, nil
 			}
 		}
 	}
 	co, err := t.clusteringOptions(cfg, o.Now)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if o.Logger != nil {
 		co.Write.Logger = o.Logger
 	}
 	inst, _, err := clustering.Schedule(ctx, t.meta.Storage, co)
 	if err != nil {
-		return fmt.Errorf("schedule inline clustering: %w", err)
+		return true, fmt.Errorf("schedule inline clustering: %w", err)
 	}
 	if inst == "" || !inline {
-		return nil
+		return inst != "", nil // a scheduled plan is a new instant
 	}
 	if _, err := clustering.Execute(ctx, t.meta.Storage, spec.InstantTime(inst), co); err != nil {
-		return fmt.Errorf("inline clustering %s: %w", inst, err)
+		return true, fmt.Errorf("inline clustering %s: %w", inst, err)
 	}
-	return nil
+	return true, nil
 }

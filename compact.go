@@ -78,13 +78,16 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 // (hoodie.compact.inline, or hoodie.compact.schedule.inline to plan only), run after a
 // write when the trigger strategy says enough delta commits or time have passed since the
 // last compaction (ScheduleCompactionActionExecutor.needCompact in Hudi 0.14).
-func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+//
+// It reports no change to the caller: Compact re-reads the handle itself after changing
+// the table.
+func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
 	if t.meta.Type != spec.MergeOnRead {
-		return nil
+		return false, nil
 	}
 	run, schedule := cfg.Bool(config.InlineCompact), cfg.Bool(config.ScheduleInlineCompact)
 	if !run && !schedule {
-		return nil
+		return false, nil
 	}
 	now := time.Now
 	if o.Now != nil {
@@ -101,10 +104,10 @@ func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOp
 	}
 	need, err := trigger.Due(t.meta.Timeline, spec.InstantTimeOf(now(), loc), loc)
 	if err != nil || !need {
-		return err
+		return false, err
 	}
 	_, err = t.Compact(ctx, CompactOptions{Schedule: true, Run: run, Settings: o.Settings, Now: o.Now})
-	return err
+	return false, err
 }
 
 // CompactionTrigger decides when inline compaction is due

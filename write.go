@@ -204,19 +204,30 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
 	// Each service reads the table from storage, and those that read this handle's
 	// metadata (compaction, clustering) come after the write's reload or a service that
-	// reloads when it changes the table; one reload at the end serves later calls.
-	defer t.reload(ctx)
+	// reloads when it changes the table. Each service reports whether it changed the
+	// timeline; the handle is re-read once at the end only then (or after a failure, when
+	// what changed is unknown): re-reading after every service listed .hoodie up to four
+	// times per commit for nothing, a fixed cost of every small commit (bench W7).
+	changed := false
+	defer func() {
+		if changed {
+			t.reload(ctx)
+		}
+	}()
 	services := []struct {
 		name string
-		run  func(context.Context, *config.Config, WriteOptions) error
+		run  func(context.Context, *config.Config, WriteOptions) (bool, error)
 	}{{"compaction", t.inlineCompact}, {"clustering", t.inlineCluster}, {"clean", t.inlineClean}, {"archive", t.inlineArchive}}
 	for i, svc := range services {
 		if o.Progress != nil {
 			o.Progress(WriteProgress{Phase: write.PhaseServices, Done: int64(i), Total: int64(len(services)), Detail: svc.name})
 		}
-		if err := svc.run(ctx, cfg, o); err != nil {
+		c, err := svc.run(ctx, cfg, o)
+		if err != nil {
+			changed = true
 			return err
 		}
+		changed = changed || c
 	}
 	return nil
 }

@@ -24,18 +24,21 @@ import (
 // fileWriter writes one base file: the Parquet data plus Hudi's footer (bloom filter of
 // every record key in row order, min/max record key) and the file's write stat.
 type fileWriter struct {
-	path    string
-	noKeys  bool // virtual keys: no bloom filter, no key range
-	out     io.WriteCloser
-	pw      *parquet.Writer
-	filter  bloom.Filter
-	minKey  string
-	maxKey  string
-	hasKeys bool
-	rows    int64
-	start   time.Time
-	stat    commitmeta.WriteStat
-	maxSize int64 // hoodie.parquet.max.file.size: size() is exact only from here on
+	path   string
+	noKeys bool // virtual keys: no bloom filter, no key range
+	out    io.WriteCloser
+	pw     *parquet.Writer
+	filter bloom.Filter
+	// knownKeys is set while the keys written are already in filter (a merge resumed the
+	// base file's filter, mergeFile): they feed only the key range.
+	knownKeys bool
+	minKey    string
+	maxKey    string
+	hasKeys   bool
+	rows      int64
+	start     time.Time
+	stat      commitmeta.WriteStat
+	maxSize   int64 // hoodie.parquet.max.file.size: size() is exact only from here on
 }
 
 // fileSpec names a base file to write.
@@ -69,6 +72,10 @@ type writeEnv struct {
 	consts constCache // constant meta columns (meta.go)
 }
 
+func (e *writeEnv) bloomOptions() bloom.Options {
+	return bloom.Options{NumEntries: e.opts.BloomNumEntries, FPP: e.opts.BloomFPP, MaxEntries: e.opts.BloomMaxEntries}
+}
+
 func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType) (*fileWriter, error) {
 	name := s.name(e.txn.Instant)
 	if err := e.txn.Marker(ctx, s.partition, name, ioType); err != nil {
@@ -93,7 +100,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 	if !e.virtualKeys {
 		// Java writes a bloom filter only when meta fields are populated
 		// (HoodieFileWriterFactory.enableBloomFilter).
-		if filter, err = bloom.New(bloom.Type(e.opts.BloomType), bloom.Options{NumEntries: e.opts.BloomNumEntries, FPP: e.opts.BloomFPP, MaxEntries: e.opts.BloomMaxEntries}); err != nil {
+		if filter, err = bloom.New(bloom.Type(e.opts.BloomType), e.bloomOptions()); err != nil {
 			out.Close()
 			return nil, err
 		}
@@ -127,7 +134,9 @@ func (f *fileWriter) addKeys(keys *array.String) {
 	minKey, maxKey, has := f.minKey, f.maxKey, f.hasKeys
 	for i := 0; i < keys.Len(); i++ {
 		k := keys.Value(i)
-		f.filter.Add(k)
+		if !f.knownKeys {
+			f.filter.Add(k)
+		}
 		// Java's String order (UTF-16 units), as Hudi's footer min/max keys are.
 		if !has || javastr.Compare(k, minKey) < 0 {
 			minKey = k

@@ -562,3 +562,80 @@ func (r *reader) dynamic() (*dynamicFilter, error) {
 	}
 	return d, nil
 }
+
+// Resume returns the filter New(t, o) would be after Add-ing, in order, the n keys of a
+// file whose footer filter is (serialized, typeCode) — so that a writer rewriting that
+// file need not hash its n stored keys again. ok is false, and the caller builds the
+// filter from scratch, unless the stored filter has exactly the parameters New(t, o)
+// chooses and (DYNAMIC_V0) the row count and current-row count that n non-empty keys
+// produce: a filter from other settings, another writer's layout or a file holding
+// empty keys is never resumed.
+//
+// The state Java does not serialize (the bound maxNr and the round-robin position once
+// it is reached) is a function of n alone and is recomputed.
+func Resume(t Type, o Options, serialized, typeCode string, n int64) (f Filter, ok bool) {
+	fresh, err := New(t, o)
+	if err != nil || n < 0 {
+		return nil, false
+	}
+	stored, err := Deserialize(serialized, typeCode)
+	if err != nil || stored.Type() != fresh.Type() {
+		return nil, false
+	}
+	switch want := fresh.(type) {
+	case *simpleFilter:
+		got := stored.(*simpleFilter)
+		if !sameParams(got.v, want.v) {
+			return nil, false
+		}
+		return got, true
+	case *dynamicFilter:
+		got := stored.(*dynamicFilter)
+		if got.k != want.k || got.hashType != want.hashType || got.size != want.size || got.nr != want.nr {
+			return nil, false
+		}
+		for _, r := range got.rows {
+			if !sameParams(r, want.rows[0]) {
+				return nil, false
+			}
+		}
+		// Replay Add's bookkeeping for n keys (counters only; no hashing).
+		rows, count, reachedMax, cur := int32(1), int32(0), false, uint64(0)
+		for i := int64(0); i < n; i++ {
+			switch {
+			case reachedMax:
+				cur++
+			case count >= want.nr && rows*want.nr < want.maxNr:
+				rows++
+				count = 0
+			case count >= want.nr:
+				reachedMax = true
+			}
+			count++
+		}
+		if int(rows) != len(got.rows) || count != got.count {
+			return nil, false
+		}
+		got.maxNr, got.reachedMax, got.cur = want.maxNr, reachedMax, cur
+		return got, true
+	}
+	return nil, false
+}
+
+func sameParams(a, b *vector) bool {
+	return a.nbHash == b.nbHash && a.hashType == b.hashType && a.size == b.size && len(a.bits) == len(b.bits)
+}
+
+// OrderFree reports whether f, holding n keys, serializes the same whatever the order
+// of those keys and of the more keys still to be added: a SIMPLE filter is a union of
+// bits; a DYNAMIC_V0 filter is while all n+more keys fit in its first row (before that
+// row fills, every key goes to it and the state is its bits plus a count).
+func OrderFree(f Filter, n, more int64) bool {
+	switch d := f.(type) {
+	case *simpleFilter:
+		return true
+	case *dynamicFilter:
+		return len(d.rows) == 1 && n+more <= int64(d.nr)
+	}
+	return false
+}

@@ -807,21 +807,29 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 	if err := check(t); err != nil {
 		return nil, err
 	}
-	o = o.withDefaults(t)
-	var out []*Result
+	out, _, err := executePending(ctx, t, o.withDefaults(t))
+	return out, err
+}
+
+// executePending completes the pending cleans of t's timeline, as Execute does, on a
+// table the caller has just opened (Run after a commit: one listing of .hoodie instead
+// of one per step). touched reports whether there was any pending clean (completed or,
+// when it had no plan, removed): then t's timeline is stale.
+func executePending(ctx context.Context, t *table.Table, o Options) (out []*Result, touched bool, err error) {
 	for _, in := range t.Timeline.Instants {
 		if in.Action != spec.ActionClean || in.IsCompleted() {
 			continue
 		}
+		touched = true
 		r, err := execute(ctx, t, in, o)
 		if err != nil {
-			return out, err
+			return out, touched, err
 		}
 		if r != nil {
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out, touched, nil
 }
 
 // readPlan reads a pending clean's plan: the requested file, else (a requested file
@@ -988,15 +996,26 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 			res.EarliestInstantToRetain = r.EarliestInstantToRetain
 		}
 	}
-	done, err := Execute(ctx, st, o)
+	if len(res.RolledBack) > 0 {
+		// The rollbacks changed the timeline: pending cleans and the commits to count are
+		// read from storage again.
+		if t, err = table.Open(ctx, st); err != nil {
+			return res, err
+		}
+	}
+	done, touched, err := executePending(ctx, t, o)
 	for _, r := range done {
 		add(r)
 	}
 	if err != nil {
 		return res, err
 	}
-	if t, err = table.Open(ctx, st); err != nil {
-		return res, err
+	if touched {
+		// Completed cleans move the point from which commits are counted; re-read the
+		// timeline. With nothing pending (the usual case after a commit) t is current.
+		if t, err = table.Open(ctx, st); err != nil {
+			return res, err
+		}
 	}
 	need, err := needsCleaning(ctx, t, o)
 	if err != nil {
