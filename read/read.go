@@ -283,7 +283,9 @@ func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (
 		if err != nil {
 			return nil, fmt.Errorf("table %s schema: %w", t.Config.Name(), err)
 		}
-		if sc, err = appendPartitionColumns(t.Config, sc); err != nil {
+		// drop.partition.columns: the partition columns are read back as the partition
+		// path's text (strings), as Java's schema resolver and Spark 0.14 give them.
+		if sc, err = t.Config.WithPartitionColumns(sc, nil); err != nil {
 			return nil, err
 		}
 		return schema.WithMetaFields(sc), nil
@@ -313,40 +315,14 @@ func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (
 		sc := pf.Schema()
 		pf.Close()
 		f.Close()
-		if sc, err = appendPartitionColumns(t.Config, sc); err != nil {
+		// drop.partition.columns: the partition columns are read back as the partition
+		// path's text (strings), as Java's schema resolver and Spark 0.14 give them.
+		if sc, err = t.Config.WithPartitionColumns(sc, nil); err != nil {
 			return nil, err
 		}
 		return schema.WithMetaFields(sc), nil
 	}
 	return nil, fmt.Errorf("table %s records no schema (no commit schema, no %s, no base file)", t.Config.Name(), table.KeyCreateSchema)
-}
-
-// appendPartitionColumns adds the partition columns a drop.partition.columns table leaves
-// out of its data files (and commit schemas) at the end of the schema as nullable
-// strings, filled from the partition path — Java's TableSchemaResolver.appendPartitionColumns,
-// so values read back as the path's text, as Spark 0.14 returns them. A schema that has
-// some of them but not all is an error there too.
-func appendPartitionColumns(cfg *table.Config, sc *arrow.Schema) (*arrow.Schema, error) {
-	dropped := cfg.DroppedPartitionFields()
-	var missing []string
-	for _, f := range dropped {
-		if schema.FieldIndex(sc, f) < 0 {
-			missing = append(missing, f)
-		}
-	}
-	if len(missing) == 0 {
-		return sc, nil
-	}
-	if len(missing) != len(dropped) {
-		return nil, fmt.Errorf("table %s: partition columns %v could not be partially contained in the data schema (missing %v)",
-			cfg.Name(), dropped, missing)
-	}
-	fields := append([]arrow.Field(nil), sc.Fields()...)
-	for _, f := range missing {
-		fields = append(fields, arrow.Field{Name: f, Type: arrow.BinaryTypes.String, Nullable: true})
-	}
-	md := sc.Metadata()
-	return arrow.NewSchema(fields, &md), nil
 }
 
 // partitionValues parses a partition path into field values: hive-style "f=v" segments,
