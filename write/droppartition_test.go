@@ -389,3 +389,81 @@ func TestDropPartitionColumnsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestDropPartitionColumnsEvolutionAndTypes adds a column on a drop.partition.columns table
+// whose partition column is an INT: the input (with the partition column) is checked
+// against the commit schema (without it), the new commit schema has the new column and
+// still lacks the partition column, and reads return the partition column as the path's
+// text, a string, as Java's schema resolver and Spark 0.14 do.
+func TestDropPartitionColumnsEvolutionAndTypes(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "t")
+	if _, err := hudi.Create(ctx, root, hudi.CreateOptions{Name: "ev", RecordKeyFields: []string{"id"}, PartitionFields: []string{"year"},
+		PrecombineField: "ts", HiveStyle: true, Schema: "id STRING, year INT, ts BIGINT",
+		Settings: map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"}}); err != nil {
+		t.Fatal(err)
+	}
+	batch := func(withNote bool, rows ...[]any) arrow.Record {
+		fields := []arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "year", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, {Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}
+		if withNote {
+			fields = append(fields, arrow.Field{Name: "note", Type: arrow.BinaryTypes.String, Nullable: true})
+		}
+		b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+		defer b.Release()
+		for _, r := range rows {
+			b.Field(0).(*array.StringBuilder).Append(r[0].(string))
+			b.Field(1).(*array.Int32Builder).Append(int32(r[1].(int)))
+			b.Field(2).(*array.Int64Builder).Append(int64(r[2].(int)))
+			if withNote {
+				b.Field(3).(*array.StringBuilder).Append(r[3].(string))
+			}
+		}
+		return b.NewRecord()
+	}
+	write := func(rec arrow.Record) {
+		t.Helper()
+		defer rec.Release()
+		tb, _ := hudi.Open(ctx, root)
+		if _, err := tb.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: "upsert"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(batch(false, []any{"a", 2024, 1}, []any{"b", 2025, 1}))
+	write(batch(true, []any{"a", 2024, 2, "x"}, []any{"c", 2025, 2, "y"}))
+
+	tb, _ := hudi.Open(ctx, root)
+	in := tb.Meta().Timeline.DataInstants()
+	cm, err := tb.Meta().CommitMetadata(ctx, in[len(in)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cm.Schema(); strings.Contains(s, `"year"`) || !strings.Contains(s, `"note"`) {
+		t.Errorf("evolved commit schema %s: want note and no year", s)
+	}
+	s, err := tb.Scan(ctx, hudi.ScanOptions{Columns: []string{"id", "year", "ts", "note"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = s.Run(ctx, func(rec arrow.Record) error {
+		year, ok := rec.Column(1).(*array.String)
+		if !ok {
+			return fmt.Errorf("year read back as %s, want string", rec.Column(1).DataType())
+		}
+		note := rec.Column(3).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			got = append(got, fmt.Sprintf("%s|%s|%d|%q", rec.Column(0).(*array.String).Value(i), year.Value(i),
+				rec.Column(2).(*array.Int64).Value(i), note.ValueStr(i)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	want := []string{`a|2024|2|"x"`, `b|2025|1|"(null)"`, `c|2025|2|"y"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("read\n got %v\nwant %v", got, want)
+	}
+}
