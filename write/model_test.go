@@ -641,7 +641,7 @@ func TestModel(t *testing.T) {
 	t.Logf("HUDI_MODEL_SEED=%d", seed)
 	indexes := []string{"SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY", "mor/SIMPLE", "mor/BLOOM", "mor/INMEMORY",
 		"mor/GLOBAL_SIMPLE", "mor/GLOBAL_BLOOM", "vk/SIMPLE", "vk/GLOBAL_SIMPLE", "mor/vk/SIMPLE",
-		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM"}
+		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE"}
 	n := 0
 	for _, idx := range indexes {
 		mor := strings.HasPrefix(idx, "mor/")
