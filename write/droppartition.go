@@ -2,6 +2,7 @@ package write
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -80,7 +81,7 @@ func checkDroppedOrdering(t *table.Table) error {
 		return nil
 	}
 	for _, f := range t.Config.DroppedPartitionFields() {
-		if f == of[0] {
+		if strings.EqualFold(f, of[0]) { // field lookups fold case (schema.FieldIndex)
 			return fmt.Errorf("table %s: ordering field %s is a partition column and %s=true leaves it out of data files: %w",
 				t.Config.Name(), f, table.KeyDropPartitionColumns, ErrUnsupported)
 		}
