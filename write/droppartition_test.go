@@ -337,16 +337,26 @@ func checkDropLogFile(t *testing.T, p, partition string, dropped []string) int {
 }
 
 // TestDropPartitionColumnsRefusals pins what stays refused on drop.partition.columns
-// tables: an ordering field that is a dropped partition column, clustering sorted by one,
-// and virtual keys (TestVirtualKeyRefusals).
+// tables: an ordering field that is a dropped partition column, timestamp-based (and
+// custom) key generators, clustering sorted by a dropped column, and virtual keys
+// (TestVirtualKeyRefusals).
 func TestDropPartitionColumnsRefusals(t *testing.T) {
 	ctx := context.Background()
-	create := func(t *testing.T, precombine string) *hudi.Table {
+	create := func(t *testing.T, precombine string, extra ...string) *hudi.Table {
 		t.Helper()
+		settings := map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"}
+		part := "city"
+		for i := 0; i+1 < len(extra); i += 2 {
+			if extra[i] == "partition" {
+				part = extra[i+1]
+				continue
+			}
+			settings[extra[i]] = extra[i+1]
+		}
 		tb, err := hudi.Create(ctx, filepath.Join(t.TempDir(), "t"), hudi.CreateOptions{Name: "dp", RecordKeyFields: []string{"id"},
-			PartitionFields: []string{"city"}, PrecombineField: precombine,
+			PartitionFields: []string{part}, PrecombineField: precombine,
 			Schema:   "id STRING, city STRING, region STRING, ts BIGINT, val BIGINT",
-			Settings: map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"}})
+			Settings: settings})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,6 +377,18 @@ func TestDropPartitionColumnsRefusals(t *testing.T) {
 				return err
 			},
 			want: "table dp: ordering field city is a partition column and hoodie.datasource.write.drop.partition.columns=true leaves it out of data files: not supported"},
+		{name: "timestamp-based key generator",
+			run: func(t *testing.T) error {
+				tb := create(t, "val", "partition", "ts",
+					"hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.TimestampBasedKeyGenerator",
+					"hoodie.keygen.timebased.timestamp.type", "EPOCHMILLISECONDS",
+					"hoodie.keygen.timebased.output.dateformat", "yyyy/MM/dd")
+				b := dpBatch(rows)
+				defer b.Release()
+				_, err := tb.Write(ctx, []arrow.Record{b}, hudi.WriteOptions{Operation: "upsert"})
+				return err
+			},
+			want: "table dp: hoodie.datasource.write.drop.partition.columns=true with key generator org.apache.hudi.keygen.TimestampBasedKeyGenerator: not supported by the hudi-go writer yet (the partition columns could not be read back from its partition paths)"},
 		{name: "clustering sorted by a partition column",
 			run: func(t *testing.T) error {
 				tb := create(t, "ts")

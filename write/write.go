@@ -82,7 +82,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
 		return nil, err
 	}
-	if err := checkDroppedOrdering(t); err != nil {
+	if err := checkDropPartitionColumns(t); err != nil {
 		return nil, err
 	}
 	// Keys and partition paths come from the full row, dropped partition columns included.
