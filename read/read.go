@@ -283,6 +283,11 @@ func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (
 		if err != nil {
 			return nil, fmt.Errorf("table %s schema: %w", t.Config.Name(), err)
 		}
+		// drop.partition.columns: the partition columns are read back as the partition
+		// path's text (strings), as Java's schema resolver and Spark 0.14 give them.
+		if sc, err = t.Config.WithPartitionColumns(sc, nil); err != nil {
+			return nil, err
+		}
 		return schema.WithMetaFields(sc), nil
 	}
 	// No schema recorded anywhere: take a base file's.
@@ -310,6 +315,11 @@ func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (
 		sc := pf.Schema()
 		pf.Close()
 		f.Close()
+		// drop.partition.columns: the partition columns are read back as the partition
+		// path's text (strings), as Java's schema resolver and Spark 0.14 give them.
+		if sc, err = t.Config.WithPartitionColumns(sc, nil); err != nil {
+			return nil, err
+		}
 		return schema.WithMetaFields(sc), nil
 	}
 	return nil, fmt.Errorf("table %s records no schema (no commit schema, no %s, no base file)", t.Config.Name(), table.KeyCreateSchema)

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/sql/parser"
 )
 
@@ -32,20 +31,17 @@ func (h *hudiTable) label() string {
 	return h.db + "." + h.name
 }
 
-// schema is the table's current schema without meta fields.
+// schema is the table's current schema without meta fields, with the partition columns a
+// drop.partition.columns table leaves out of its commit schemas (statements name them).
 func (h *hudiTable) schema(ctx context.Context) (*arrow.Schema, error) {
-	avro, err := h.t.Meta().SchemaAt(ctx, "")
+	sc, err := h.t.Meta().InputSchema(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", h.label(), err)
 	}
-	if avro == "" {
+	if sc == nil {
 		return nil, fmt.Errorf("table %s records no schema", h.label())
 	}
-	sc, err := schema.FromAvro(avro)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: schema: %w", h.label(), err)
-	}
-	return schema.WithoutMetaFields(sc), nil
+	return sc, nil
 }
 
 // TableNotFoundError is an unknown table name.

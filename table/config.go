@@ -188,6 +188,23 @@ func (c *Config) URLEncodePartitioning() bool { return c.boolean(KeyURLEncodePar
 // DropPartitionColumns reports partition columns left out of data files.
 func (c *Config) DropPartitionColumns() bool { return c.boolean(KeyDropPartitionColumns, false) }
 
+// DroppedPartitionFields are the columns left out of data files: with
+// drop.partition.columns, the top-level partition fields (Java's
+// HoodieAvroUtils.removeFields only removes top-level names, so nested partition fields
+// stay in the files); nil otherwise.
+func (c *Config) DroppedPartitionFields() []string {
+	if !c.DropPartitionColumns() {
+		return nil
+	}
+	var out []string
+	for _, f := range c.PartitionFields() {
+		if !strings.Contains(f, ".") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // PopulateMetaFields reports whether the _hoodie_* columns are filled.
 func (c *Config) PopulateMetaFields() bool { return c.boolean(KeyPopulateMetaFields, true) }
 

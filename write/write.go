@@ -82,6 +82,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
 		return nil, err
 	}
+	if err := checkDropPartitionColumns(t); err != nil {
+		return nil, err
+	}
+	// Keys and partition paths come from the full row, dropped partition columns included.
+	rows := rowSchema(t.Config, writeSchema, batches)
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),
 		RecordKeyFields: t.Config.RecordKeyFields(),
@@ -89,7 +94,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		HiveStyle:       t.Config.HiveStylePartitioning(),
 		URLEncode:       t.Config.URLEncodePartitioning(),
 		Props:           t.Config.Props.Map(),
-	}, writeSchema)
+	}, rows)
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)
 	}
@@ -100,11 +105,12 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, writeSchema, gen, ordering, deletes)
+	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, deletes)
 	if err != nil {
 		return nil, err
 	}
 	defer in.release()
+	in.project(writeSchema)
 	o.progress(Progress{Phase: PhaseInput, Done: int64(len(in.records))})
 	switch {
 	case o.Operation == Upsert && *o.CombineBeforeUpsert,
@@ -214,9 +220,6 @@ func checkWritable(t *table.Table) error {
 		return fmt.Errorf("table %s: merge-on-read writes need timeline layout 1: %w", t.Config.Name(), ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: %w", t.Config.Name(), t.Config.BaseFileFormat(), ErrUnsupported)
-	case t.Config.DropPartitionColumns() && t.Config.PopulateMetaFields():
-		// With virtual keys checkMetaFieldsSetting explains why the combination is refused.
-		return fmt.Errorf("table %s drops partition columns from data files: %w", t.Config.Name(), ErrUnsupported)
 	}
 	return nil
 }
@@ -236,6 +239,10 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 		}
 		tableSchema = schema.WithoutMetaFields(tableSchema)
 	}
+	// With drop.partition.columns the files and the commit schema lack the partition
+	// columns (a create schema may still list them), and so does the schema written: the
+	// input's partition columns only key the rows.
+	tableSchema, stripped := DataFileSchema(t.Config, tableSchema)
 	var inputSchema *arrow.Schema
 	if len(batches) > 0 {
 		inputSchema = schema.WithoutMetaFields(batches[0].Schema())
@@ -244,6 +251,7 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 				return nil, "", fmt.Errorf("input batch %d has a different schema than the first", i+2)
 			}
 		}
+		inputSchema, _ = DataFileSchema(t.Config, inputSchema)
 	}
 	switch {
 	case tableSchema == nil && inputSchema == nil:
@@ -252,7 +260,7 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 		s, err := schema.ToAvro(inputSchema, t.Config.Name())
 		return inputSchema, s, err
 	case inputSchema == nil || o.Operation == Delete || o.Operation == DeletePartition:
-		if tableAvro == t.Config.CreateSchema() {
+		if tableAvro == t.Config.CreateSchema() || stripped {
 			s, err := schema.ToAvro(tableSchema, t.Config.Name())
 			return tableSchema, s, err
 		}
@@ -264,7 +272,7 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 	}
 	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
 	// to what Java wrote; the create schema has another form (no defaults) and is not reused.
-	if evolved.Equal(tableSchema) && tableAvro != t.Config.CreateSchema() {
+	if evolved.Equal(tableSchema) && tableAvro != t.Config.CreateSchema() && !stripped {
 		return tableSchema, tableAvro, nil
 	}
 	s, err := schema.ToAvro(evolved, t.Config.Name())

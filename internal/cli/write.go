@@ -210,16 +210,14 @@ func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string, pp
 	} else if inputFormat == "parquet" {
 		return nil, usagef("parquet input must be a file, not stdin")
 	}
-	avroSchema, err := t.Meta().SchemaAt(ctx, "")
+	// The table schema plus the partition columns a drop.partition.columns table leaves
+	// out of it: input rows carry them, and they key the rows.
+	sc, err := t.Meta().InputSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if avroSchema == "" {
+	if sc == nil {
 		return nil, errors.New("the table records no schema to read the input with")
-	}
-	sc, err := schema.FromAvro(avroSchema)
-	if err != nil {
-		return nil, err
 	}
 	var out []arrow.Record
 	for rec, err := range jsonl.Decode(r, schema.WithMetaFields(sc), memory.DefaultAllocator, 0) {

@@ -212,8 +212,6 @@ func check(t *table.Table) error {
 		return fmt.Errorf("table %s does not populate meta fields: clustering is %w", t.Config.Name(), write.ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: clustering is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
-	case t.Config.DropPartitionColumns():
-		return fmt.Errorf("table %s drops partition columns: clustering is %w", t.Config.Name(), write.ErrUnsupported)
 	}
 	return nil
 }

@@ -67,7 +67,12 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		return fmt.Errorf("table schema: %w", err)
 	}
 	data = schema.WithoutMetaFields(data)
-	if avroSchema == t.Config.CreateSchema() {
+	// drop.partition.columns: the rewritten base files lack the partition columns like
+	// the files they replace (commit schemas already lack them; a create schema may not).
+	// A sort column that is a dropped partition column is not in this schema and is
+	// refused below; within a partition it is constant anyway.
+	data, stripped := write.DataFileSchema(t.Config, data)
+	if avroSchema == t.Config.CreateSchema() || stripped {
 		// The create schema has another form (no defaults); commits carry the writer's.
 		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
 			return err

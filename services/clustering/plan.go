@@ -12,6 +12,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write"
 )
 
 // Metric names of HoodieClusteringGroup.metrics (Java's FileSliceMetricUtils).
@@ -56,6 +57,9 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*commitmeta.Requested
 // plan is Plan that also returns each group's input bytes (as packed).
 func plan(ctx context.Context, t *table.Table, o Options) (*commitmeta.RequestedReplaceMetadata, []int64, error) {
 	if err := check(t); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSortColumns(t, o.SortColumns); err != nil {
 		return nil, nil, err
 	}
 	excluded, err := pendingFileGroups(ctx, t)
@@ -307,4 +311,19 @@ func CommitsSinceLastClustering(t *table.Table) int {
 		}
 	}
 	return n
+}
+
+// checkSortColumns refuses sorting by a partition column that the table leaves out of its
+// data files (drop.partition.columns): the rows being clustered do not hold it, and within
+// a partition it is one value anyway.
+func checkSortColumns(t *table.Table, cols []string) error {
+	for _, c := range cols {
+		for _, d := range t.Config.DroppedPartitionFields() {
+			if strings.EqualFold(strings.TrimSpace(c), d) {
+				return fmt.Errorf("table %s: sort column %s is a partition column left out of data files (%s=true): clustering by it is %w",
+					t.Config.Name(), d, table.KeyDropPartitionColumns, write.ErrUnsupported)
+			}
+		}
+	}
+	return nil
 }

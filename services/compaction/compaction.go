@@ -185,8 +185,6 @@ func check(t *table.Table) error {
 		return fmt.Errorf("table %s is version %d: compaction is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, write.ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: compaction is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
-	case t.Config.DropPartitionColumns():
-		return fmt.Errorf("table %s drops partition columns: compaction is %w", t.Config.Name(), write.ErrUnsupported)
 	}
 	if err := write.CheckVirtualKeyTable(t); err != nil {
 		return fmt.Errorf("compaction: %w", err)
@@ -435,7 +433,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		return nil, fmt.Errorf("table schema: %w", err)
 	}
 	data = schema.WithoutMetaFields(data)
-	if avroSchema == t.Config.CreateSchema() {
+	// drop.partition.columns: compacted base files lack the partition columns, as the
+	// logs and base files merged into them do (commit schemas already lack them; a create
+	// schema may not).
+	data, stripped := write.DataFileSchema(t.Config, data)
+	if avroSchema == t.Config.CreateSchema() || stripped {
 		// The create schema has another form (no defaults); commits carry the writer's.
 		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
 			return nil, err
