@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,17 +97,26 @@ func sameRows(t *testing.T, what string, got, want map[string]row) {
 	}
 }
 
-// Upsert, delete and insert_overwrite on copies of Spark-written v6 copy-on-write tables
-// read back equal to a model, and keep the table's settings.
+// Upsert, delete and insert_overwrite on copies of Spark-written v6 copy-on-write and
+// merge-on-read tables read back equal to a model, and keep the table's settings.
 func TestWritesOnSparkTables(t *testing.T) {
 	for _, tc := range []struct {
-		id, key, ordering, mutate string
+		id, key, ordering string
+		mutate            string // a non-key column the upsert changes
+		numeric           bool   // mutate is numeric: set to a number, not a string
+		newKey            any    // the inserted row's key value
 	}{
-		{"cow/v6_nonpartitioned", "id", "longField", "name"},
-		{"cow/v6_simplekeygen_nonhivestyle", "id", "longField", "name"},
-		{"cow/v6_simplekeygen_nonhivestyle_overwritetable", "id", "longField", "name"},
+		{"cow/v6_nonpartitioned", "id", "longField", "name", false, json.Number("424242")},
+		{"cow/v6_simplekeygen_nonhivestyle", "id", "longField", "name", false, json.Number("424242")},
+		{"cow/v6_simplekeygen_nonhivestyle_overwritetable", "id", "longField", "name", false, json.Number("424242")},
 		// hoodie.populate.meta.fields=false: stored keys are rebuilt from id.
-		{"cow/v6_simplekeygen_hivestyle_no_metafields", "id", "longField", "name"},
+		{"cow/v6_simplekeygen_hivestyle_no_metafields", "id", "longField", "name", false, json.Number("424242")},
+		{"mor-parquet/v6_nonpartitioned", "id", "longField", "name", false, json.Number("424242")},
+		{"mor-parquet/v6_nonpartitioned_rollback", "id", "longField", "name", false, json.Number("424242")},
+		{"mor-parquet/v6_simplekeygen_nonhivestyle", "id", "longField", "name", false, json.Number("424242")},
+		// Record key id,name and two partition fields: the upsert changes intField.
+		{"mor-parquet/v6_complexkeygen_hivestyle", "id", "longField", "intField", true, json.Number("424242")},
+		{"trips-mor-avro/v6_trips_8i1u", "uuid", "ts", "rider", false, "uuid-new-424242"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			ctx := context.Background()
@@ -133,6 +143,9 @@ func TestWritesOnSparkTables(t *testing.T) {
 					u[c] = v
 				}
 				u[tc.mutate] = "changed-" + k
+				if tc.numeric {
+					u[tc.mutate] = json.Number(fmt.Sprint(700000 + len(in)))
+				}
 				in = append(in, u)
 				model[k] = u
 			}
@@ -140,8 +153,11 @@ func TestWritesOnSparkTables(t *testing.T) {
 			for c, v := range some {
 				n[c] = v
 			}
-			n[tc.key] = json.Number("424242")
+			n[tc.key] = tc.newKey
 			n[tc.mutate] = "new"
+			if tc.numeric {
+				n[tc.mutate] = json.Number("424242")
+			}
 			in = append(in, n)
 			model[string(mustJSON(n[tc.key]))] = n
 			res, err := tb.Write(ctx, batchesOf(t, tb, in), hudi.WriteOptions{Operation: "upsert"})
@@ -170,6 +186,9 @@ func TestWritesOnSparkTables(t *testing.T) {
 				ow[c] = v
 			}
 			ow[tc.mutate] = "overwritten"
+			if tc.numeric {
+				ow[tc.mutate] = json.Number("-1")
+			}
 			owPartition := partitionOf(tb, ow)
 			for k, r := range model {
 				if partitionOf(tb, r) == owPartition {
@@ -191,14 +210,14 @@ func TestWritesOnSparkTables(t *testing.T) {
 	}
 }
 
-// partitionOf is the partition value of a row for the fixture tables used here (all
-// partitioned by byteField or not at all).
+// partitionOf is a row's partition: its partition fields' values, which for the fixture
+// tables used here (simple and complex key generators) decide the partition path.
 func partitionOf(tb *hudi.Table, r row) string {
-	fields := tb.Meta().Config.PartitionFields()
-	if len(fields) == 0 {
-		return ""
+	var vals []string
+	for _, f := range tb.Meta().Config.PartitionFields() {
+		vals = append(vals, string(mustJSON(r[f])))
 	}
-	return string(mustJSON(r[fields[0]]))
+	return strings.Join(vals, "/")
 }
 
 // A write to a table with a metadata table first disables and deletes it (as Java does when
