@@ -534,23 +534,12 @@ func (r *runner) prepared(name, base string, batches []keyRange, settings map[st
 	return dir, nil
 }
 
-func w3MOR(r *runner) error {
+// w3Deltacommit compares a MOR deltacommit of a batch with the COW upsert of the same
+// batch, after checking both snapshots agree.
+func (r *runner) w3Deltacommit(name string, keys keyRange, mor, cow string, s map[string]string) error {
 	ctx := r.ctx
-	n := r.cfg.Rows
-	s := merged(snappy, r.indexSettings("BLOOM", n))
-	mor, err := r.base("mor", "BLOOM", n, false)
-	if err != nil {
-		return err
-	}
-	cow, err := r.base("cow", "BLOOM", n, false)
-	if err != nil {
-		return err
-	}
-	upd := keyRange{n - n/100, n, 1}
-	batch := upd.rows(r.cfg.Seed)
+	batch := keys.rows(r.cfg.Seed)
 	defer benchdata.Release(batch)
-
-	// deltacommit vs COW upsert of the same batch
 	check := func() (string, error) {
 		var sums []scanSum
 		for _, base := range []string{mor, cow} {
@@ -568,7 +557,7 @@ func w3MOR(r *runner) error {
 			}
 			sums = append(sums, sum)
 		}
-		if sums[0] != sums[1] || sums[0].n999 != int64(upd.count()) {
+		if sums[0] != sums[1] || sums[0].n999 != int64(keys.count()) {
 			return "", fmt.Errorf("MOR snapshot after the deltacommit %+v, COW after the upsert %+v", sums[0], sums[1])
 		}
 		return fmt.Sprintf("snapshot after either: %d rows, %d updated, sum(fare) %.1f", sums[0].rows, sums[0].n999, sums[0].fare), nil
@@ -577,9 +566,40 @@ func w3MOR(r *runner) error {
 		_, err := hudiUpsert(ctx, dir, batch, "upsert", s)
 		return err
 	}
-	if err := r.compare("MOR deltacommit 1% vs COW upsert", upd.count(), []string{"≤0.1×"}, check,
-		r.cloneSide("hudi-go MOR deltacommit", mor, upsert), r.cloneSide("hudi-go COW upsert", cow, upsert)); err != nil {
+	return r.compare("MOR deltacommit 1% "+name+" vs COW upsert", keys.count(), []string{"≤0.1×"}, check,
+		r.cloneSide("hudi-go MOR deltacommit", mor, upsert), r.cloneSide("hudi-go COW upsert", cow, upsert))
+}
+
+func w3MOR(r *runner) error {
+	ctx := r.ctx
+	n := r.cfg.Rows
+	s := merged(snappy, r.indexSettings("BLOOM", n))
+	mor, err := r.base("mor", "BLOOM", n, false)
+	if err != nil {
 		return err
+	}
+	cow, err := r.base("cow", "BLOOM", n, false)
+	if err != nil {
+		return err
+	}
+	upd := keyRange{n - n/100, n, 1}
+	batch := upd.rows(r.cfg.Seed)
+	defer benchdata.Release(batch)
+	upsert := func(ctx context.Context, dir string) error {
+		_, err := hudiUpsert(ctx, dir, batch, "upsert", s)
+		return err
+	}
+
+	// deltacommit vs COW upsert of the same batch: clustered (the latest 1% of keys, one or
+	// two file groups, which COW rewrites) and scattered (every 100th key: COW rewrites every
+	// file group, MOR appends a log block to each).
+	for _, c := range []struct {
+		name string
+		keys keyRange
+	}{{"clustered", upd}, {"scattered", keyRange{0, n, 100}}} {
+		if err := r.w3Deltacommit(c.name, c.keys, mor, cow, s); err != nil {
+			return err
+		}
 	}
 	if r.cfg.Scaling {
 		mor2, err := r.base("mor", "BLOOM", 2*n, false)
@@ -618,7 +638,7 @@ func w3MOR(r *runner) error {
 		}
 		return res, err
 	}
-	check = func() (string, error) {
+	check := func() (string, error) {
 		dir := filepath.Join(r.scratch("check"), "t")
 		defer os.RemoveAll(filepath.Dir(dir))
 		if err := cloneTable(mor1, dir); err != nil {
