@@ -112,5 +112,8 @@ func FuzzReadBatches(f *testing.F) {
 		}
 		defer pf.Close()
 		_ = pf.ReadBatches(context.Background(), nil, nil, func(r arrow.Record) error { return nil })
+		if leaf := pf.LeafIndex("_hoodie_record_key"); leaf >= 0 {
+			_ = pf.ScanStrings(context.Background(), leaf, func([]byte, bool) error { return nil })
+		}
 	})
 }
