@@ -45,30 +45,15 @@ func DataFileSchema(cfg *table.Config, s *arrow.Schema) (*arrow.Schema, bool) {
 
 // rowSchema is the schema input rows are conformed and keyed in: the file schema followed
 // by the dropped partition columns, typed as in the input (nullable string when the input
-// lacks them, e.g. a delete_partition without rows). Without dropped columns it is the
-// file schema itself.
-func rowSchema(cfg *table.Config, file *arrow.Schema, batches []arrow.Record) *arrow.Schema {
-	dropped := cfg.DroppedPartitionFields()
-	if len(dropped) == 0 {
-		return file
-	}
+// lacks them, e.g. a delete_partition without rows) — the table's
+// Config.WithPartitionColumns with the input as the type source. Without dropped columns it
+// is the file schema itself.
+func rowSchema(cfg *table.Config, file *arrow.Schema, batches []arrow.Record) (*arrow.Schema, error) {
 	var input *arrow.Schema
 	if len(batches) > 0 {
 		input = batches[0].Schema()
 	}
-	fields := append([]arrow.Field(nil), file.Fields()...)
-	for _, name := range dropped {
-		f := arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true}
-		if input != nil {
-			if i := schema.FieldIndex(input, name); i >= 0 {
-				f = input.Field(i)
-				f.Nullable = true
-			}
-		}
-		fields = append(fields, f)
-	}
-	md := file.Metadata()
-	return arrow.NewSchema(fields, &md)
+	return cfg.WithPartitionColumns(file, input)
 }
 
 // checkDropPartitionColumns refuses the drop.partition.columns cases hudi-go does not

@@ -86,7 +86,10 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	// Keys and partition paths come from the full row, dropped partition columns included.
-	rows := rowSchema(t.Config, writeSchema, batches)
+	rows, err := rowSchema(t.Config, writeSchema, batches)
+	if err != nil {
+		return nil, err
+	}
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),
 		RecordKeyFields: t.Config.RecordKeyFields(),
