@@ -121,9 +121,9 @@ func (w *writer) planGlobal(ctx context.Context, recs []incoming, job func(*fsvi
 // stored ordering value when the payload orders by event time. Each key's hits are in view
 // order (partition, file id).
 func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string][]storedAt, error) {
-	want := map[string][]int{}
+	want := newWantedKeys()
 	for i, r := range recs {
-		want[r.key] = append(want[r.key], i)
+		want.add(r.key, i)
 	}
 	orderingCol := ""
 	if w.ordering != "" && w.rules.Mode == merge.EventTimeOrdering {
@@ -135,7 +135,7 @@ func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string]
 		pos[sl] = i
 	}
 	hits := map[string][]storedAt{}
-	err := scanBaseFiles(ctx, w.t.Storage, w.o.Mem, files, func(*fsview.FileSlice) map[string][]int { return want },
+	err := scanBaseFiles(ctx, w.t.Storage, w.o.Mem, files, func(*fsview.FileSlice) *wantedKeys { return want },
 		usesBloom(w.o.IndexType), orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
 			for _, h := range found {
 				k := recs[h.recs[0]].key

@@ -14,7 +14,6 @@ import (
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/internal/javastr"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -57,18 +56,18 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 	global := isGlobal(indexType)
 	files := candidateFiles(view, records, global)
 	// keys wanted per partition ("" bucket for global lookups)
-	want := map[string]map[string][]int{}
+	want := map[string]*wantedKeys{}
 	for i, r := range records {
 		p := r.partition
 		if global {
 			p = ""
 		}
 		if want[p] == nil {
-			want[p] = map[string][]int{}
+			want[p] = newWantedKeys()
 		}
-		want[p][r.key] = append(want[p][r.key], i)
+		want[p].add(r.key, i)
 	}
-	wanted := func(sl *fsview.FileSlice) map[string][]int {
+	wanted := func(sl *fsview.FileSlice) *wantedKeys {
 		if global {
 			return want[""]
 		}
@@ -106,7 +105,7 @@ type storedHit struct {
 // file's hits to found (called under a lock, one file at a time). orderingCol, if set, is
 // read along with the keys.
 func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator, files []*fsview.FileSlice,
-	wanted func(*fsview.FileSlice) map[string][]int, useBloom bool, orderingCol string, parallelism int, sk storedKeys,
+	wanted func(*fsview.FileSlice) *wantedKeys, useBloom bool, orderingCol string, parallelism int, sk storedKeys,
 	found func(*fsview.FileSlice, []storedHit)) error {
 	var mu sync.Mutex
 	var firstErr error
@@ -114,7 +113,7 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 	var wg sync.WaitGroup
 	for _, sl := range files {
 		keys := wanted(sl)
-		if len(keys) == 0 {
+		if keys == nil || keys.len() == 0 {
 			continue
 		}
 		wg.Add(1)
@@ -142,7 +141,7 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 
 // matchFile returns the wanted keys the base file holds, with their stored ordering values
 // when orderingCol is set.
-func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, keys map[string][]int,
+func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, wanted *wantedKeys,
 	useBloom bool, orderingCol string, sk storedKeys) ([]storedHit, error) {
 	f, err := st.Open(ctx, sl.Base.Path)
 	if err != nil {
@@ -156,17 +155,24 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 	defer pf.Close()
 	// Every index prunes by the footer's key range: it is exact (a key outside it is not
 	// in the file) and costs no more than the footer already read. Java's SIMPLE index
-	// reads every candidate file; the result is the same.
+	// reads every candidate file; the result is the same. BLOOM then reads the file only if
+	// its filter may hold one of the keys in range.
 	// Virtual-key files have neither (no keys in the footer): every key may be there.
-	switch {
-	case sk.virtual():
-	case useBloom:
-		keys = bloomCandidates(pf, keys)
-	default:
-		keys = inKeyRange(pf, keys)
-	}
-	if len(keys) == 0 {
-		return nil, nil
+	keys := wanted.recs
+	if !sk.virtual() {
+		candidates := fileCandidates(pf, wanted, useBloom)
+		if len(candidates) == 0 {
+			return nil, nil
+		}
+		if len(candidates) < len(keys) {
+			// A map of this file's candidates only: probing the whole batch's map for each of
+			// the file's keys misses the CPU caches (bench W3's scattered deltacommit spent a
+			// third of its lookup there).
+			keys = make(map[string][]int, len(candidates))
+			for _, k := range candidates {
+				keys[k] = wanted.recs[k]
+			}
+		}
 	}
 	// Only the key's columns are read: _hoodie_record_key, or with virtual keys the key
 	// fields the key generator reads (Java's ParquetUtils.fetchHoodieKeys projection).
@@ -245,43 +251,31 @@ func detachedOrdering(arr arrow.Array, i int) merge.Ordering {
 	return merge.OrderingAt(arr, i)
 }
 
-// bloomCandidates keeps the keys within the file's min/max record keys that its bloom
-// filter may contain. A file without a filter or key range keeps every key.
-func bloomCandidates(pf *parquet.File, keys map[string][]int) map[string][]int {
+// fileCandidates returns the wanted keys the base file may hold: those within the
+// footer's min/max record keys and, with useBloom, that the file's bloom filter may
+// contain. A file without a key range or filter prunes nothing by it.
+func fileCandidates(pf *parquet.File, wanted *wantedKeys, useBloom bool) []string {
+	candidates := wanted.all()
 	// Range pruning first: decoding a footer's bloom filter (~430 KB by default) is the
 	// expensive step, and time-ordered keys rule most files out by range alone.
-	inRange := inKeyRange(pf, keys)
-	if len(inRange) == 0 {
-		return nil
+	if minKey, maxKey, hasRange := pf.MinMaxRecordKeys(); hasRange {
+		candidates = wanted.inRange(minKey, maxKey)
+	}
+	if len(candidates) == 0 || !useBloom {
+		return candidates
 	}
 	s, typ, ok := pf.BloomFilter()
 	if !ok {
-		return inRange
+		return candidates
 	}
 	filter, err := bloom.Deserialize(s, typ)
 	if err != nil {
-		return inRange // an unreadable filter prunes nothing
+		return candidates // an unreadable filter prunes nothing
 	}
-	out := map[string][]int{}
-	for k, idx := range inRange {
+	var out []string
+	for _, k := range candidates {
 		if filter.MightContain(k) {
-			out[k] = idx
-		}
-	}
-	return out
-}
-
-// inKeyRange keeps the keys within the file's footer min/max record keys, compared in
-// Java's String order as Hudi wrote them. A file without a key range keeps every key.
-func inKeyRange(pf *parquet.File, keys map[string][]int) map[string][]int {
-	minKey, maxKey, hasRange := pf.MinMaxRecordKeys()
-	if !hasRange {
-		return keys
-	}
-	out := map[string][]int{}
-	for k, idx := range keys {
-		if javastr.Compare(k, minKey) >= 0 && javastr.Compare(k, maxKey) <= 0 {
-			out[k] = idx
+			out = append(out, k)
 		}
 	}
 	return out

@@ -1,0 +1,52 @@
+package write
+
+import (
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/hudi-go/hudi/internal/javastr"
+)
+
+// wantedKeys is what an index lookup looks for in the base files of one partition (or of
+// the whole table, for a global lookup): the input records of each key, and the keys in
+// Java String order, sorted once on first use. Each file's footer key range then selects
+// its candidates by binary search, instead of a comparison per key per file: a scattered
+// batch of 50k keys against 100 files was 5M comparisons and map inserts, 40% of a
+// deltacommit's CPU (bench W3).
+type wantedKeys struct {
+	recs map[string][]int
+
+	once   sync.Once
+	sorted []string
+}
+
+func newWantedKeys() *wantedKeys { return &wantedKeys{recs: map[string][]int{}} }
+
+func (w *wantedKeys) add(key string, rec int) { w.recs[key] = append(w.recs[key], rec) }
+
+func (w *wantedKeys) len() int { return len(w.recs) }
+
+// inRange returns the wanted keys k with minKey ≤ k ≤ maxKey in Java's String order, the
+// order Hudi wrote the footer's range in. The slice is shared: callers must not modify it.
+func (w *wantedKeys) inRange(minKey, maxKey string) []string {
+	w.once.Do(func() {
+		w.sorted = make([]string, 0, len(w.recs))
+		for k := range w.recs {
+			w.sorted = append(w.sorted, k)
+		}
+		slices.SortFunc(w.sorted, javastr.Compare)
+	})
+	lo := sort.Search(len(w.sorted), func(i int) bool { return javastr.Compare(w.sorted[i], minKey) >= 0 })
+	hi := sort.Search(len(w.sorted), func(i int) bool { return javastr.Compare(w.sorted[i], maxKey) > 0 })
+	if hi <= lo {
+		return nil
+	}
+	return w.sorted[lo:hi]
+}
+
+// all returns every wanted key (in Java String order; shared, not to be modified).
+func (w *wantedKeys) all() []string {
+	w.inRange("", "") // sorts
+	return w.sorted
+}
