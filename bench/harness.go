@@ -214,6 +214,19 @@ type side struct {
 // compare runs subject and peers alternately, pairs times, and records one Result per
 // peer. Before timing, check (if any) verifies the sides agree; its message is recorded.
 func (r *runner) compare(caseName string, rows int, target []string, check func() (string, error), subject side, peers ...side) error {
+	return r.comparePairs(r.cfg.Pairs, caseName, rows, target, check, subject, peers...)
+}
+
+// compareScaling is compare for a scaling check (hudi-go on 2× data against hudi-go on
+// 1×): no peer, so at most scalingPairs pairs, which keeps the full run within its
+// 30 minutes; a doubling's ratio is far from the 1.25 and 2 it is read against.
+func (r *runner) compareScaling(caseName string, rows int, target []string, big, small side) error {
+	return r.comparePairs(min(r.cfg.Pairs, scalingPairs), caseName, rows, target, nil, big, small)
+}
+
+const scalingPairs = 3
+
+func (r *runner) comparePairs(pairs int, caseName string, rows int, target []string, check func() (string, error), subject side, peers ...side) error {
 	msg := ""
 	if check != nil {
 		var err error
@@ -224,7 +237,7 @@ func (r *runner) compare(caseName string, rows int, target []string, check func(
 	}
 	all := append([]side{subject}, peers...)
 	runs := make([]Side, len(all))
-	for p := 0; p < r.cfg.Pairs; p++ {
+	for p := 0; p < pairs; p++ {
 		for i, s := range all {
 			ns, heap, rss, cpu, err := r.timed(s)
 			if err != nil {

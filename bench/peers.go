@@ -265,11 +265,11 @@ func writerProps(codec string) *pq.WriterProperties {
 // "<instant>_<task>_<n>" (task = the partition's rank in path order, n = the row's
 // position in its file), the key, the partition path and a file name of Hudi's form
 // ("<file id>-0_<task>-1-<task>_<instant>.parquet"), so both sides encode and compress
-// the same bytes. With oneRowGroup every file is one row group, as hudi-go's (and Hudi's)
-// files of less than hoodie.parquet.block.size (120 MiB) are: pqarrow's WriteBuffered.
-// Without it each batch's rows of a partition become a row group of their own
-// (pqarrow's Write): smaller column chunks that each fit one page, a different layout.
-func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Record, keyCol, partCol int, withMeta bool, codec, instant string, oneRowGroup bool) error {
+// the same bytes. Every file is one row group, as hudi-go's (and Hudi's) files of less
+// than hoodie.parquet.block.size (120 MiB) are: pqarrow's WriteBuffered. (A row group per
+// batch and partition, pqarrow's Write, was this peer's first layout: smaller column
+// chunks that each fit one page; hudi-go took 0.73× its time at 5M rows, docs/performance.md.)
+func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Record, keyCol, partCol int, withMeta bool, codec, instant string) error {
 	sc := batches[0].Schema()
 	partName := sc.Field(partCol).Name
 	if withMeta {
@@ -371,12 +371,7 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 			for _, c := range cols {
 				c.Release()
 			}
-			var err error
-			if oneRowGroup {
-				err = w.WriteBuffered(out)
-			} else {
-				err = w.Write(out)
-			}
+			err := w.WriteBuffered(out)
 			out.Release()
 			if err != nil {
 				return err

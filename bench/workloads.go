@@ -173,26 +173,21 @@ func (r *runner) w1Case(ds dataset, n int) error {
 	}
 	defer r.exec(ctx, "DROP TABLE IF EXISTS src_"+ds.name)
 	// The arrow-go peers write the rows hudi-go writes, meta columns with Hudi's values,
-	// one file per partition. "arrow-go+meta" and "arrow-go-plain" write each file as one
-	// row group, as hudi-go does (hoodie.parquet.block.size is 120 MiB); "arrow-go+meta
-	// rg/batch" writes a row group per input batch and partition (pqarrow's Write), the
-	// layout the peer had before (smaller column chunks, each one page), for reference.
-	arrowMeta := func(oneRowGroup bool) func(ctx context.Context, dir string) error {
-		return func(ctx context.Context, dir string) error {
-			return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant, oneRowGroup)
-		}
+	// one file per partition, each file one row group, as hudi-go does
+	// (hoodie.parquet.block.size is 120 MiB).
+	arrowMeta := func(ctx context.Context, dir string) error {
+		return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, true, "gzip", benchInstant)
 	}
 	arrowPlain := func(ctx context.Context, dir string) error {
-		return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant, true)
+		return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
 	}
 	check := func() (string, error) {
 		var fps, metas []string
 		writers := []func(dir string) error{
 			func(dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) },
-			func(dir string) error { return arrowMeta(true)(ctx, dir) },
+			func(dir string) error { return arrowMeta(ctx, dir) },
 			func(dir string) error { return r.duckCopy(ctx, dir, ds, true) },
 			func(dir string) error { return arrowPlain(ctx, dir) },
-			func(dir string) error { return arrowMeta(false)(ctx, dir) },
 		}
 		for i, write := range writers {
 			dir := r.scratch("check")
@@ -204,8 +199,8 @@ func (r *runner) w1Case(ds dataset, n int) error {
 				return "", err
 			}
 			fp, err := r.fingerprint(files, ds.key, ds.num)
-			if err == nil && (i == 0 || i == 1 || i == 4) {
-				// hudi-go and the arrow-go+meta peers: the same meta column values (but the
+			if err == nil && (i == 0 || i == 1) {
+				// hudi-go and the arrow-go+meta peer: the same meta column values (but the
 				// instant, hudi-go's is the clock's, and the file ids, random in hudi-go):
 				// every seqno, the partition paths and the file names' lengths.
 				var v []string
@@ -236,21 +231,20 @@ func (r *runner) w1Case(ds dataset, n int) error {
 				return "", fmt.Errorf("arrow-go meta peer %d wrote meta columns %q, hudi-go %q", i+1, m, metas[0])
 			}
 		}
-		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all five outputs: " + want +
-			"; meta columns of hudi-go and the arrow-go+meta peers alike: " + metas[0], nil
+		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all four outputs: " + want +
+			"; meta columns of hudi-go and the arrow-go+meta peer alike: " + metas[0], nil
 	}
 	hudiSide := r.freshHeapSide("hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) })
-	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)", "(info: peer with a row group per batch)"}, check, hudiSide,
-		r.freshHeapSide("arrow-go+meta", arrowMeta(true)),
+	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)"}, check, hudiSide,
+		r.freshHeapSide("arrow-go+meta", arrowMeta),
 		r.freshHeapSide("duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }),
-		r.freshHeapSide("arrow-go-plain", arrowPlain),
-		r.freshHeapSide("arrow-go+meta rg/batch", arrowMeta(false)))
+		r.freshHeapSide("arrow-go-plain", arrowPlain))
 	if err != nil || !r.cfg.Scaling {
 		return err
 	}
 	big := ds.gen(2 * n)
 	defer benchdata.Release(big)
-	return r.compare("bulk_insert "+ds.name+" 2× rows", 2*n, []string{"≈2 (linear), heap bounded"}, nil,
+	return r.compareScaling("bulk_insert "+ds.name+" 2× rows", 2*n, []string{"≈2 (linear), heap bounded"},
 		r.freshHeapSide("hudi-go 2×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, big, 2*n) }),
 		r.freshHeapSide("hudi-go 1×", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) }))
 }
@@ -454,7 +448,7 @@ func w2Upsert(r *runner) error {
 		if index == "SIMPLE" {
 			target = "(SIMPLE reads every key: ≈2×)"
 		}
-		err = r.compare("upsert 1% clustered "+index+" untouched 2×", n/100, []string{target}, nil,
+		err = r.compareScaling("upsert 1% clustered "+index+" untouched 2×", n/100, []string{target},
 			r.cloneSide("hudi-go 2n", big, func(ctx context.Context, dir string) error {
 				_, err := hudiUpsert(ctx, dir, bigBatch, "upsert", merged(snappy, r.indexSettings(index, 2*n)))
 				return err
@@ -608,7 +602,7 @@ func w3MOR(r *runner) error {
 		}
 		big := keyRange{2*n - n/100, 2 * n, 1}.rows(r.cfg.Seed)
 		defer benchdata.Release(big)
-		if err := r.compare("MOR deltacommit untouched 2×", upd.count(), []string{"≈1"}, nil,
+		if err := r.compareScaling("MOR deltacommit untouched 2×", upd.count(), []string{"≈1"},
 			r.cloneSide("hudi-go 2n", mor2, func(ctx context.Context, dir string) error {
 				_, err := hudiUpsert(ctx, dir, big, "upsert", merged(snappy, r.indexSettings("BLOOM", 2*n)))
 				return err
@@ -846,7 +840,7 @@ func w4Scan(r *runner) error {
 	if err != nil {
 		return err
 	}
-	return r.compare("snapshot scan 2× rows", 2*n, []string{"≈2 (linear), heap bounded"}, nil,
+	return r.compareScaling("snapshot scan 2× rows", 2*n, []string{"≈2 (linear), heap bounded"},
 		side{name: "hudi-go scan 2n", run: scanHudi(tbl2, "", int64(2*n))},
 		side{name: "hudi-go scan n", run: scanHudi(tbl, "", int64(n))})
 }
