@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -77,7 +78,10 @@ func (r *runner) dirSide(name string, run func(ctx context.Context, dir string) 
 // it a side running after one with a larger heap reuses that side's pages without page
 // faults, and the order of the sides shifts the ratios (W1's sides differ 2-3x in heap).
 func (r *runner) freshHeapSide(name string, run func(ctx context.Context, dir string) error) side {
-	s := r.dirSide(name, run)
+	return freshHeap(r.dirSide(name, run))
+}
+
+func freshHeap(s side) side {
 	prep := s.prep
 	s.prep = func() (func(), error) {
 		cleanup, err := prep()
@@ -86,6 +90,28 @@ func (r *runner) freshHeapSide(name string, run func(ctx context.Context, dir st
 	}
 	return s
 }
+
+// inspectedDirSide is dirSide whose first run's output directory is handed to inspect
+// (untimed: after the run, before the directory is removed). What inspect returns is kept
+// in *firstErr, errNotRun until then; compareCheckedByFirstPair's check reads it, and
+// whatever inspect recorded.
+func (r *runner) inspectedDirSide(name string, run func(ctx context.Context, dir string) error, inspect func(dir string) error) (side, *error) {
+	firstErr := errNotRun
+	var dir string
+	return side{name: name,
+		prep: func() (func(), error) {
+			dir = r.scratch(name)
+			return func() {
+				if firstErr == errNotRun {
+					firstErr = inspect(dir)
+				}
+				os.RemoveAll(dir)
+			}, nil
+		},
+		run: func(ctx context.Context) error { return run(ctx, dir) }}, &firstErr
+}
+
+var errNotRun = errors.New("no timed run to check yet")
 
 // cloneSide runs on a fresh clone of table base per run.
 func (r *runner) cloneSide(name, base string, run func(ctx context.Context, dir string) error) side {
@@ -181,64 +207,66 @@ func (r *runner) w1Case(ds dataset, n int) error {
 	arrowPlain := func(ctx context.Context, dir string) error {
 		return arrowWritePartitioned(ctx, dir, batches, ds.keyCol, ds.partCol, false, "gzip", benchInstant)
 	}
-	check := func() (string, error) {
-		var fps, metas []string
-		writers := []func(dir string) error{
-			func(dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) },
-			func(dir string) error { return arrowMeta(ctx, dir) },
-			func(dir string) error { return r.duckCopy(ctx, dir, ds, true) },
-			func(dir string) error { return arrowPlain(ctx, dir) },
-		}
-		for i, write := range writers {
-			dir := r.scratch("check")
-			if err := write(dir); err != nil {
-				return "", fmt.Errorf("writer %d: %w", i, err)
-			}
+	// The check judges the outputs of the first timed pair: each writer's rows, distinct
+	// keys, sum and min/max key against the generated rows, and for hudi-go and the
+	// arrow-go+meta peer the meta columns.
+	writers := []struct {
+		name string
+		run  func(ctx context.Context, dir string) error
+		meta bool
+	}{
+		{"hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) }, true},
+		{"arrow-go+meta", arrowMeta, true},
+		{"duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }, false},
+		{"arrow-go-plain", arrowPlain, false},
+	}
+	fps := make([]string, len(writers))
+	metas := make([]string, len(writers))
+	sides := make([]side, len(writers))
+	errs := make([]*error, len(writers))
+	for i, w := range writers {
+		sides[i], errs[i] = r.inspectedDirSide(w.name, w.run, func(dir string) error {
 			files, err := parquetFiles(dir)
 			if err != nil {
-				return "", err
+				return err
 			}
-			fp, err := r.fingerprint(files, ds.key, ds.num)
-			if err == nil && (i == 0 || i == 1) {
-				// hudi-go and the arrow-go+meta peer: the same meta column values (but the
-				// instant, hudi-go's is the clock's, and the file ids, random in hudi-go):
-				// every seqno, the partition paths and the file names' lengths.
-				var v []string
-				v, err = r.queryRow(fmt.Sprintf(`SELECT count(DISTINCT _hoodie_commit_seqno), min(substr(_hoodie_commit_seqno, 18)), max(substr(_hoodie_commit_seqno, 18)),
-					count(DISTINCT _hoodie_commit_time), count(DISTINCT _hoodie_partition_path), count(DISTINCT _hoodie_file_name),
-					sum(length(_hoodie_file_name)), sum(length(_hoodie_commit_seqno)), sum(CASE WHEN _hoodie_record_key = %s THEN 1 ELSE 0 END)
-					FROM read_parquet(%s)`, ds.key, sqlList(files)))
-				metas = append(metas, strings.Join(v, " "))
+			if fps[i], err = r.fingerprint(files, ds.key, ds.num); err != nil || !w.meta {
+				return err
 			}
-			os.RemoveAll(dir)
-			if err != nil {
-				return "", err
-			}
-			fps = append(fps, fp)
-		}
+			// hudi-go and the arrow-go+meta peer: the same meta column values (but the
+			// instant, hudi-go's is the clock's, and the file ids, random in hudi-go): every
+			// seqno, the partition paths and the file names' lengths.
+			v, err := r.queryRow(fmt.Sprintf(`SELECT count(DISTINCT _hoodie_commit_seqno), min(substr(_hoodie_commit_seqno, 18)), max(substr(_hoodie_commit_seqno, 18)),
+				count(DISTINCT _hoodie_commit_time), count(DISTINCT _hoodie_partition_path), count(DISTINCT _hoodie_file_name),
+				sum(length(_hoodie_file_name)), sum(length(_hoodie_commit_seqno)), sum(CASE WHEN _hoodie_record_key = %s THEN 1 ELSE 0 END)
+				FROM read_parquet(%s)`, ds.key, sqlList(files)))
+			metas[i] = strings.Join(v, " ")
+			return err
+		})
+		sides[i] = freshHeap(sides[i])
+	}
+	check := func() (string, error) {
 		src, err := r.queryRow(fmt.Sprintf("SELECT count(*), count(DISTINCT %[2]s), round(sum(%[3]s), 3), min(%[2]s), max(%[2]s) FROM src_%[1]s", ds.name, ds.key, ds.num))
 		if err != nil {
 			return "", err
 		}
 		want := fmt.Sprint(src[0], " ", src[1], " ", src[2], " ", src[3], " ", src[4])
-		for i, fp := range fps {
-			if fp != want {
-				return "", fmt.Errorf("writer %d wrote %q, the generated rows are %q", i, fp, want)
+		for i, w := range writers {
+			if *errs[i] != nil {
+				return "", fmt.Errorf("%s's output: %w", w.name, *errs[i])
+			}
+			if fps[i] != want {
+				return "", fmt.Errorf("%s wrote %q, the generated rows are %q", w.name, fps[i], want)
 			}
 		}
-		for i, m := range metas[1:] {
-			if m != metas[0] {
-				return "", fmt.Errorf("arrow-go meta peer %d wrote meta columns %q, hudi-go %q", i+1, m, metas[0])
-			}
+		if metas[1] != metas[0] {
+			return "", fmt.Errorf("arrow-go+meta wrote meta columns %q, hudi-go %q", metas[1], metas[0])
 		}
-		return "rows, distinct keys, sum(" + ds.num + "), min/max key equal in all four outputs: " + want +
+		return "first pair: rows, distinct keys, sum(" + ds.num + "), min/max key equal in all four outputs: " + want +
 			"; meta columns of hudi-go and the arrow-go+meta peer alike: " + metas[0], nil
 	}
-	hudiSide := r.freshHeapSide("hudi-go", func(ctx context.Context, dir string) error { return r.hudiBulkInsert(ctx, dir, ds, batches, n) })
-	err := r.compare("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)"}, check, hudiSide,
-		r.freshHeapSide("arrow-go+meta", arrowMeta),
-		r.freshHeapSide("duckdb-copy+meta", func(ctx context.Context, dir string) error { return r.duckCopy(ctx, dir, ds, true) }),
-		r.freshHeapSide("arrow-go-plain", arrowPlain))
+	err := r.compareCheckedByFirstPair("bulk_insert "+ds.name, n, []string{"≤1.15×", "≤1.5×", "(cost of Hudi over plain Parquet)"}, check,
+		sides[0], sides[1:]...)
 	if err != nil || !r.cfg.Scaling {
 		return err
 	}
