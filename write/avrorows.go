@@ -1,6 +1,7 @@
 package write
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -20,12 +21,15 @@ import (
 type avroRowEncoder struct {
 	schema *avro.Schema
 	fields []avroFieldConv
+	// direct: every field has an appender, so rows are written without generic values.
+	direct bool
 }
 
 type avroFieldConv struct {
 	name string
 	col  int
 	conv avroConv
+	app  avroAppend // nil when direct is false
 }
 
 // avroConv returns the generic Avro value (internal/avro shapes) of row i of arr.
@@ -42,7 +46,7 @@ func newAvroRowEncoder(avroSchemaJSON string, out *arrow.Schema) (*avroRowEncode
 	if root.Type != "record" {
 		return nil, fmt.Errorf("log block schema is %s, not a record", root.Type)
 	}
-	e := &avroRowEncoder{schema: s}
+	e := &avroRowEncoder{schema: s, direct: true}
 	for _, f := range root.Fields {
 		col := -1
 		for i, af := range out.Fields() {
@@ -67,13 +71,41 @@ func newAvroRowEncoder(avroSchemaJSON string, out *arrow.Schema) (*avroRowEncode
 		if err != nil {
 			return nil, err
 		}
-		e.fields = append(e.fields, avroFieldConv{name: f.Name, col: col, conv: conv})
+		app, err := compileAvroAppend(&ft, out.Field(col).Type, named, f.Name)
+		if errors.Is(err, errNoDirectAppend) {
+			e.direct = false
+		} else if err != nil {
+			return nil, err
+		}
+		e.fields = append(e.fields, avroFieldConv{name: f.Name, col: col, conv: conv, app: app})
+	}
+	if !e.direct {
+		for i := range e.fields {
+			e.fields[i].app = nil
+		}
 	}
 	return e, nil
 }
 
-// encode returns the Avro binary datum of row i.
-func (e *avroRowEncoder) encode(rec arrow.Record, i int) ([]byte, error) {
+// appendRecord appends the Avro binary datum of row i to dst: straight from the Arrow
+// columns when every field has a direct appender, else through generic values. On error
+// the returned slice is nil.
+func (e *avroRowEncoder) appendRecord(dst []byte, rec arrow.Record, i int) ([]byte, error) {
+	if !e.direct {
+		return e.appendGeneric(dst, rec, i)
+	}
+	var err error
+	for _, f := range e.fields {
+		if dst, err = f.app(dst, rec.Column(f.col), i); err != nil {
+			return nil, fmt.Errorf("column %s: %w", f.name, err)
+		}
+	}
+	return dst, nil
+}
+
+// appendGeneric is the generic route: the row as a map of generic values, encoded by
+// internal/avro. The direct appenders are held to its bytes.
+func (e *avroRowEncoder) appendGeneric(dst []byte, rec arrow.Record, i int) ([]byte, error) {
 	m := make(map[string]any, len(e.fields))
 	for _, f := range e.fields {
 		v, err := f.conv(rec.Column(f.col), i)
@@ -82,7 +114,7 @@ func (e *avroRowEncoder) encode(rec arrow.Record, i int) ([]byte, error) {
 		}
 		m[f.name] = v
 	}
-	b, err := e.schema.Encode(m)
+	b, err := e.schema.AppendEncode(dst, m)
 	if err != nil {
 		return nil, fmt.Errorf("avro encode: %w", err)
 	}

@@ -214,6 +214,9 @@ func writeNew(ctx context.Context, st storage.Storage, p string, body []byte) er
 	return out.Close()
 }
 
+// maxDataBlockPrealloc bounds the content dataBlock reserves up front from its first record.
+const maxDataBlockPrealloc = 64 << 20
+
 // dataBlock encodes rows (output schema, meta fields filled) as the data block
 // hoodie.logfile.data.block.format asks for: an AVRO_DATA_BLOCK of Avro binary records, or
 // a PARQUET_DATA_BLOCK whose content is a whole Parquet file written like a base file
@@ -226,17 +229,35 @@ func (e *writeEnv) dataBlock(rows []arrow.Record, header map[logfile.HeaderKey]s
 		if err != nil {
 			return nil, err
 		}
-		var recs [][]byte
+		// Records are encoded in place into the block content: no slice per record.
+		var bb logfile.AvroDataBlockBuilder
+		total := 0
+		for _, rec := range rows {
+			total += int(rec.NumRows())
+		}
+		done := 0
 		for _, rec := range rows {
 			for i := 0; i < int(rec.NumRows()); i++ {
-				b, err := enc.encode(rec, i)
+				dst, err := enc.appendRecord(bb.StartRecord(), rec, i)
 				if err != nil {
 					return nil, err
 				}
-				recs = append(recs, b)
+				if err := bb.EndRecord(dst); err != nil {
+					return nil, err
+				}
+				if done++; done == 1 && total > 1 {
+					// The first record's size sizes the block: one allocation, not log₂(n).
+					// Capped, so that one outsized first record cannot reserve far more
+					// than the block will hold; append's doubling takes over past that.
+					bb.Grow(min((bb.Len()-8)*(total-1)*9/8, maxDataBlockPrealloc))
+				}
 			}
 		}
-		return &logfile.Block{Type: logfile.AvroDataBlock, Header: header, Content: logfile.EncodeAvroDataBlock(recs)}, nil
+		content, err := bb.Content()
+		if err != nil {
+			return nil, err
+		}
+		return &logfile.Block{Type: logfile.AvroDataBlock, Header: header, Content: content}, nil
 	case "parquet":
 		var out bytes.Buffer
 		pw, err := parquet.NewWriter(&out, e.outSchema, parquet.WriterOptions{

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // AvroDataBlockVersion is the content version current Hudi writes at the start of Avro data
@@ -66,6 +67,79 @@ func EncodeAvroDataBlock(records [][]byte) []byte {
 		out = append(out, r...)
 	}
 	return out
+}
+
+// AvroDataBlockBuilder builds the content of an AVRO_DATA_BLOCK (version 3, the layout
+// EncodeAvroDataBlock writes) one record at a time, with each datum encoded in place, so
+// that a block of many records needs no slice per record. The zero value is ready to use.
+//
+//	var b AvroDataBlockBuilder
+//	dst, err := appendDatum(b.StartRecord(), ...)
+//	... b.EndRecord(dst) ...
+//	content, err := b.Content()
+type AvroDataBlockBuilder struct {
+	buf   []byte
+	count int
+	mark  int // offset of the open record's length, -1 when none is open
+}
+
+// Grow makes room for n more content bytes.
+func (b *AvroDataBlockBuilder) Grow(n int) {
+	b.header()
+	b.buf = slices.Grow(b.buf, n)
+}
+
+// Len is the number of content bytes so far.
+func (b *AvroDataBlockBuilder) Len() int { return len(b.buf) }
+
+func (b *AvroDataBlockBuilder) header() {
+	if b.buf == nil {
+		b.buf = make([]byte, 8, 64)
+		binary.BigEndian.PutUint32(b.buf, uint32(AvroDataBlockVersion))
+		b.mark = -1
+	}
+}
+
+// StartRecord opens a record and returns the content so far, to which the caller
+// appends the record's datum before passing the result to EndRecord.
+func (b *AvroDataBlockBuilder) StartRecord() []byte {
+	b.header()
+	if b.mark >= 0 { // a record started and never ended is dropped
+		b.buf = b.buf[:b.mark]
+	}
+	b.mark = len(b.buf)
+	b.buf = append(b.buf, 0, 0, 0, 0) // the length, known at EndRecord
+	return b.buf
+}
+
+// EndRecord closes the record StartRecord opened; dst is StartRecord's slice with the
+// datum appended.
+func (b *AvroDataBlockBuilder) EndRecord(dst []byte) error {
+	if b.mark < 0 || len(dst) < b.mark+4 {
+		return fmt.Errorf("avro data block: EndRecord without a matching StartRecord")
+	}
+	n := len(dst) - b.mark - 4
+	if err := checkInt32Len("avro data block record", n); err != nil {
+		return err
+	}
+	binary.BigEndian.PutUint32(dst[b.mark:], uint32(n))
+	b.buf, b.mark = dst, -1
+	b.count++
+	return nil
+}
+
+// Content returns the block content: the records ended so far (a record started but not
+// ended is left out).
+func (b *AvroDataBlockBuilder) Content() ([]byte, error) {
+	b.header()
+	if b.mark >= 0 {
+		b.buf, b.mark = b.buf[:b.mark], -1
+	}
+	if b.count > math.MaxInt32 {
+		return nil, fmt.Errorf("avro data block of %d records exceeds the int32 count Java reads", b.count)
+	}
+	binary.BigEndian.PutUint32(b.buf[4:], uint32(b.count))
+	return b.buf, nil
 }
 
 // checkInt32Len reports an error for lengths Java's int-sized fields cannot carry.
