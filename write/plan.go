@@ -332,16 +332,21 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 			return nil, err
 		}
 	}
-	type task func(ctx context.Context, taskID int) ([]commitmeta.WriteStat, error)
+	type task struct {
+		run func(ctx context.Context, taskID int) ([]commitmeta.WriteStat, error)
+		// ioBound tasks (log appends) mostly wait for their marker's and log file's fsync:
+		// twice as many of them run at once as file-writing tasks, so the waits overlap.
+		ioBound bool
+	}
 	var tasks []task
 	for _, j := range pl.merges {
-		tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+		tasks = append(tasks, task{ioBound: w.mor, run: func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
 			if w.mor {
 				return w.appendLog(ctx, env, j, id)
 			}
 			s, err := w.mergeFile(ctx, env, j, id)
 			return []commitmeta.WriteStat{s}, err
-		})
+		}})
 	}
 	for _, j := range pl.creates {
 		if len(j.records) == 0 {
@@ -354,9 +359,9 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 		for start := 0; start < len(j.records); start += per {
 			chunk := j.records[start:min(start+per, len(j.records))]
 			part, fixed := j.partition, j.fileID
-			tasks = append(tasks, func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+			tasks = append(tasks, task{run: func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
 				return w.createFiles(ctx, env, part, chunk, fixed, id)
-			})
+			}})
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -364,17 +369,29 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	var mu sync.Mutex
 	var stats []commitmeta.WriteStat
 	var firstErr error
-	sem := make(chan struct{}, max(1, w.o.Parallelism))
+	// Parallelism file-writing tasks at a time, each holding two slots; an I/O-bound task
+	// holds one. Only this loop acquires slots, so taking two in a row cannot deadlock.
+	sem := make(chan struct{}, 2*max(1, w.o.Parallelism))
 	var wg sync.WaitGroup
 	done := int64(0)
 	w.o.progress(Progress{Phase: PhaseWrite, Total: int64(len(tasks))})
 	for id, tk := range tasks {
+		slots := 2
+		if tk.ioBound {
+			slots = 1
+		}
 		wg.Add(1)
-		sem <- struct{}{}
+		for range slots {
+			sem <- struct{}{}
+		}
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			s, err := tk(ctx, id)
+			defer func() {
+				for range slots {
+					<-sem
+				}
+			}()
+			s, err := tk.run(ctx, id)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
