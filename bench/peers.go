@@ -269,6 +269,9 @@ func writerProps(codec string) *pq.WriterProperties {
 // than hoodie.parquet.block.size (120 MiB) are: pqarrow's WriteBuffered. (A row group per
 // batch and partition, pqarrow's Write, was this peer's first layout: smaller column
 // chunks that each fit one page; hudi-go took 0.73× its time at 5M rows, docs/performance.md.)
+// Files are written GOMAXPROCS at a time, as hudi-go's are; until this session the peer
+// wrote them one batch at a time on one goroutine, and hudi-go's lead over it (0.64×) was
+// its parallelism (both spent the same CPU time).
 func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Record, keyCol, partCol int, withMeta bool, codec, instant string) error {
 	sc := batches[0].Schema()
 	partName := sc.Field(partCol).Name
@@ -293,97 +296,137 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 	for i, p := range paths {
 		task[p] = i
 	}
-	writers := map[string]*pqarrow.FileWriter{}
-	fileNames := map[string]string{}
-	rowsInFile := map[string]int{}
+	// One goroutine per partition file takes its rows of each batch, builds the meta
+	// columns and encodes them, as hudi-go writes its partitions' files concurrently: the
+	// peer is the same library doing the same work with the same parallelism. Batches are
+	// split here, in input order, so each file's rows (and seqnos) are in input order.
 	mem := memory.DefaultAllocator
+	type part struct {
+		rows chan partRows
+		err  error
+		done chan struct{}
+	}
+	parts := map[string]*part{}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	writeFile := func(pv string, in <-chan partRows) error {
+		t := task[pv]
+		h := fnv.New64a()
+		h.Write([]byte(pv))
+		id := h.Sum64()
+		fileName := fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x-0_%d-1-%d_%s.parquet",
+			uint32(id), uint16(id>>32), (id>>48)&0xfff, t, id&0xffffffffffff, t, t, instant)
+		pdir := filepath.Join(dir, partName+"="+pv)
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(pdir, fileName))
+		if err != nil {
+			return err
+		}
+		w, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		n := 0
+		for pr := range in {
+			err := func() error {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				defer pr.rec.Release()
+				ib := array.NewInt32Builder(mem)
+				ib.AppendValues(pr.rows, nil)
+				ia := ib.NewInt32Array()
+				ib.Release()
+				defer ia.Release()
+				var cols []arrow.Array
+				if withMeta {
+					keys := pr.rec.Column(keyCol).(*array.String)
+					sbs := make([]*array.StringBuilder, 5)
+					for k := range sbs {
+						sbs[k] = array.NewStringBuilder(mem)
+						sbs[k].Reserve(len(pr.rows))
+					}
+					prefix := instant + "_" + strconv.Itoa(t) + "_"
+					for _, row := range pr.rows {
+						sbs[0].Append(instant)
+						sbs[1].Append(prefix + strconv.Itoa(n))
+						sbs[2].Append(keys.Value(int(row)))
+						sbs[3].Append(partName + "=" + pv)
+						sbs[4].Append(fileName)
+						n++
+					}
+					for _, b := range sbs {
+						cols = append(cols, b.NewArray())
+						b.Release()
+					}
+				}
+				for c := 0; c < int(pr.rec.NumCols()); c++ {
+					taken, err := compute.TakeArray(ctx, pr.rec.Column(c), ia)
+					if err != nil {
+						return err
+					}
+					cols = append(cols, taken)
+				}
+				out := array.NewRecord(sc, cols, int64(len(pr.rows)))
+				for _, c := range cols {
+					c.Release()
+				}
+				defer out.Release()
+				return w.WriteBuffered(out)
+			}()
+			if err != nil {
+				for pr := range in { // drain, so the splitter never blocks
+					pr.rec.Release()
+				}
+				w.Close()
+				return err
+			}
+		}
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		return w.Close()
+	}
 	for _, rec := range batches {
-		part := rec.Column(partCol).(*array.String)
+		pcol := rec.Column(partCol).(*array.String)
 		idx := map[string][]int32{}
 		var order []string
 		for i := 0; i < int(rec.NumRows()); i++ {
-			v := part.Value(i)
+			v := pcol.Value(i)
 			if _, ok := idx[v]; !ok {
 				order = append(order, v)
 			}
 			idx[v] = append(idx[v], int32(i))
 		}
 		for _, pv := range order {
-			rows := idx[pv]
-			w := writers[pv]
-			if w == nil {
-				t := task[pv]
-				h := fnv.New64a()
-				h.Write([]byte(pv))
-				id := h.Sum64()
-				fileNames[pv] = fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x-0_%d-1-%d_%s.parquet",
-					uint32(id), uint16(id>>32), (id>>48)&0xfff, t, id&0xffffffffffff, t, t, instant)
-				pdir := filepath.Join(dir, partName+"="+pv)
-				if err := os.MkdirAll(pdir, 0o755); err != nil {
-					return err
-				}
-				f, err := os.Create(filepath.Join(pdir, fileNames[pv]))
-				if err != nil {
-					return err
-				}
-				if w, err = pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))); err != nil {
-					return err
-				}
-				writers[pv] = w
+			p := parts[pv]
+			if p == nil {
+				p = &part{rows: make(chan partRows, 4), done: make(chan struct{})}
+				parts[pv] = p
+				go func() {
+					defer close(p.done)
+					p.err = writeFile(pv, p.rows)
+				}()
 			}
-			ib := array.NewInt32Builder(mem)
-			ib.AppendValues(rows, nil)
-			ia := ib.NewInt32Array()
-			ib.Release()
-			var cols []arrow.Array
-			if withMeta {
-				keys := rec.Column(keyCol).(*array.String)
-				sbs := make([]*array.StringBuilder, 5)
-				for k := range sbs {
-					sbs[k] = array.NewStringBuilder(mem)
-					sbs[k].Reserve(len(rows))
-				}
-				prefix := instant + "_" + strconv.Itoa(task[pv]) + "_"
-				n := rowsInFile[pv]
-				for _, row := range rows {
-					sbs[0].Append(instant)
-					sbs[1].Append(prefix + strconv.Itoa(n))
-					sbs[2].Append(keys.Value(int(row)))
-					sbs[3].Append(partName + "=" + pv)
-					sbs[4].Append(fileNames[pv])
-					n++
-				}
-				for _, b := range sbs {
-					cols = append(cols, b.NewArray())
-					b.Release()
-				}
-			}
-			rowsInFile[pv] += len(rows)
-			for c := 0; c < int(rec.NumCols()); c++ {
-				taken, err := compute.TakeArray(ctx, rec.Column(c), ia)
-				if err != nil {
-					return err
-				}
-				cols = append(cols, taken)
-			}
-			ia.Release()
-			out := array.NewRecord(sc, cols, int64(len(rows)))
-			for _, c := range cols {
-				c.Release()
-			}
-			err := w.WriteBuffered(out)
-			out.Release()
-			if err != nil {
-				return err
-			}
+			rec.Retain()
+			p.rows <- partRows{rec: rec, rows: idx[pv]}
 		}
 	}
-	for _, w := range writers {
-		if err := w.Close(); err != nil {
-			return err
+	var firstErr error
+	for _, p := range parts {
+		close(p.rows)
+		<-p.done
+		if firstErr == nil {
+			firstErr = p.err
 		}
 	}
-	return nil
+	return firstErr
+}
+
+// partRows are the rows of one batch that belong to one partition's file.
+type partRows struct {
+	rec  arrow.Record
+	rows []int32
 }
 
 // arrowReadFiles is the arrow-go peer of a scan: it reads every file fully with
