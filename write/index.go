@@ -252,8 +252,11 @@ func detachedOrdering(arr arrow.Array, i int) merge.Ordering {
 }
 
 // fileCandidates returns the wanted keys the base file may hold: those within the
-// footer's min/max record keys and, with useBloom, that the file's bloom filter may
-// contain. A file without a key range or filter prunes nothing by it.
+// footer's min/max record keys, or none when, with useBloom, the file's bloom filter
+// contains none of them. A file without a key range or filter prunes nothing by it.
+// Keys the filter rules out are not removed one by one: the file's stored keys are
+// matched against the candidates anyway, and one probe that passes decides that the file
+// must be read (a scattered batch puts hundreds of keys in every file's range).
 func fileCandidates(pf *parquet.File, wanted *wantedKeys, useBloom bool) []string {
 	candidates := wanted.all()
 	// Range pruning first: decoding a footer's bloom filter (~430 KB by default) is the
@@ -272,11 +275,10 @@ func fileCandidates(pf *parquet.File, wanted *wantedKeys, useBloom bool) []strin
 	if err != nil {
 		return candidates // an unreadable filter prunes nothing
 	}
-	var out []string
 	for _, k := range candidates {
 		if filter.MightContain(k) {
-			out = append(out, k)
+			return candidates
 		}
 	}
-	return out
+	return nil
 }
