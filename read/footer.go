@@ -73,15 +73,16 @@ func readFooterKeys(r io.ReaderAt, size int64) (footerKeys, error) {
 	return fk, w.err
 }
 
-// bloomFilter reads and decodes the file's bloom filter.
-func (fk footerKeys) bloomFilter(r io.ReaderAt) (bloom.Filter, error) {
+// bloomFilter reads the file's bloom filter, to be probed with a few keys (decoded only
+// where they fall: bloom.Probe).
+func (fk footerKeys) bloomFilter(r io.ReaderAt) (*bloom.Probe, error) {
 	bp := footerBufs.Get().(*[]byte)
 	defer footerBufs.Put(bp)
 	b := grow(bp, fk.bloomLen)
 	if err := readFull(r, b, fk.bloomOff); err != nil {
 		return nil, err
 	}
-	return bloom.Deserialize(string(b), fk.bloomType)
+	return bloom.NewProbe(string(b), fk.bloomType)
 }
 
 // grow returns (*p)[:n], reallocating when its capacity is short.

@@ -271,7 +271,8 @@ func fileCandidates(pf *parquet.File, wanted *wantedKeys, useBloom bool) []strin
 	if !ok {
 		return candidates
 	}
-	filter, err := bloom.Deserialize(s, typ)
+	// A few probes decide (see above): only the bytes they read are decoded.
+	filter, err := bloom.NewProbe(s, typ)
 	if err != nil {
 		return candidates // an unreadable filter prunes nothing
 	}
