@@ -215,10 +215,57 @@ func (r *sliceReader) countBlock(b *logfile.Block) {
 	}
 }
 
-// avroDecoder decodes the records of Avro data blocks written with one writer schema.
+// avroDecoder decodes the records of Avro data blocks written with one writer schema:
+// straight from the binary into Arrow builders when the schema allows (direct), else
+// through generic Go values (writer, appender).
 type avroDecoder struct {
 	writer   *avro.Schema
 	appender *schema.RecordAppender
+	direct   *schema.RecordDecoder // nil: the schema needs the generic path
+}
+
+// newAvroDecoder compiles the decoders of one writer schema into the read schema. The
+// generic appender is compiled even when the direct decoder is used, so that a pairing
+// neither path can read fails the same way.
+func newAvroDecoder(writerSchema string, read *arrow.Schema) (*avroDecoder, error) {
+	w, err := avro.Parse(writerSchema)
+	if err != nil {
+		return nil, fmt.Errorf("block SCHEMA header: %w", err)
+	}
+	app, err := schema.NewRecordAppender(writerSchema, read)
+	if err != nil {
+		return nil, err
+	}
+	direct, err := schema.NewRecordDecoder(writerSchema, read)
+	if errors.Is(err, schema.ErrNotDirect) {
+		direct, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &avroDecoder{writer: w, appender: app, direct: direct}, nil
+}
+
+// appendRecord decodes one binary record as a row of rb.
+func (d *avroDecoder) appendRecord(rb *array.RecordBuilder, raw []byte, i int) error {
+	if d.direct != nil {
+		if err := d.direct.Append(rb, raw); err != nil {
+			return fmt.Errorf("decode avro record %d: %w", i, err)
+		}
+		return nil
+	}
+	v, _, err := d.writer.Decode(raw)
+	if err != nil {
+		return fmt.Errorf("decode avro record %d: %w", i, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("avro record %d is %T, not a record", i, v)
+	}
+	if err := d.appender.Append(rb, m); err != nil {
+		return fmt.Errorf("avro record %d: %w", i, err)
+	}
+	return nil
 }
 
 func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders map[string]*avroDecoder) error {
@@ -231,15 +278,10 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		}
 		dec, ok := decoders[writerSchema]
 		if !ok {
-			w, err := avro.Parse(writerSchema)
-			if err != nil {
-				return fmt.Errorf("block SCHEMA header: %w", err)
-			}
-			app, err := schema.NewRecordAppender(writerSchema, r.read)
-			if err != nil {
+			var err error
+			if dec, err = newAvroDecoder(writerSchema, r.read); err != nil {
 				return err
 			}
-			dec = &avroDecoder{writer: w, appender: app}
 			decoders[writerSchema] = dec
 		}
 		recs, err := logfile.DecodeAvroDataBlock(b.Content)
@@ -376,16 +418,8 @@ func (r *sliceReader) decodeAvroChunk(recs [][]byte, c avroChunk, dec *avroDecod
 	defer rb.Release()
 	rb.Reserve(c.to - c.from)
 	for i := c.from; i < c.to; i++ {
-		v, _, err := dec.writer.Decode(recs[i])
-		if err != nil {
-			return nil, fmt.Errorf("decode avro record %d: %w", i, err)
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("avro record %d is %T, not a record", i, v)
-		}
-		if err := dec.appender.Append(rb, m); err != nil {
-			return nil, fmt.Errorf("avro record %d: %w", i, err)
+		if err := dec.appendRecord(rb, recs[i], i); err != nil {
+			return nil, err
 		}
 	}
 	rec := rb.NewRecord()

@@ -73,6 +73,11 @@ func decimal256FromBigEndian(b []byte) (decimal256.Num, error) {
 // change stored values.
 func rescale128(n decimal128.Num, from, to, prec int32) (decimal128.Num, error) {
 	if from != to {
+		if !rescaleSafe(from, to, decimal128.MaxScale) || to > from && (to-from >= decimal128.MaxScale || !n.FitsInPrecision(decimal128.MaxScale-(to-from))) {
+			if err := rescaleGuard(n.BigInt(), from, to, decimal128.MaxScale, 127); err != nil {
+				return n, err
+			}
+		}
 		var err error
 		if n, err = n.Rescale(from, to); err != nil {
 			return n, fmt.Errorf("rescale decimal %s from scale %d to %d: %w", n.ToString(from), from, to, err)
@@ -86,6 +91,11 @@ func rescale128(n decimal128.Num, from, to, prec int32) (decimal128.Num, error) 
 
 func rescale256(n decimal256.Num, from, to, prec int32) (decimal256.Num, error) {
 	if from != to {
+		if !rescaleSafe(from, to, decimal256.MaxScale) || to > from && (to-from >= decimal256.MaxScale || !n.FitsInPrecision(decimal256.MaxScale-(to-from))) {
+			if err := rescaleGuard(n.BigInt(), from, to, decimal256.MaxScale, 255); err != nil {
+				return n, err
+			}
+		}
 		var err error
 		if n, err = n.Rescale(from, to); err != nil {
 			return n, fmt.Errorf("rescale decimal %s from scale %d to %d: %w", n.ToString(from), from, to, err)
@@ -95,6 +105,31 @@ func rescale256(n decimal256.Num, from, to, prec int32) (decimal256.Num, error) 
 		return n, fmt.Errorf("decimal %s does not fit precision %d", n.ToString(to), prec)
 	}
 	return n, nil
+}
+
+// rescaleSafe: both scales are within the type's range, so arrow's Rescale and ToString
+// index their power-of-ten tables in bounds.
+func rescaleSafe(from, to, maxScale int32) bool {
+	return from >= 0 && from <= maxScale && to >= 0 && to <= maxScale
+}
+
+// rescaleGuard rejects the rescales arrow's Rescale does not fail cleanly on: scales
+// beyond the type's range index past its power-of-ten table, and raising the scale of a
+// value so large that the product leaves the type's bits panics (128-bit) or wraps
+// (256-bit). Such values come only from corrupt or mismatched input and must be an error,
+// not a crash. Callers skip it when the value is more than to−from digits below the
+// type's limit, where the product cannot overflow; bits is the magnitude bits the type holds.
+func rescaleGuard(x *big.Int, from, to, maxScale int32, bits int) error {
+	if !rescaleSafe(from, to, maxScale) {
+		return fmt.Errorf("rescale decimal from scale %d to %d: scale out of range [0, %d]", from, to, maxScale)
+	}
+	if to <= from {
+		return nil
+	}
+	if new(big.Int).Mul(x, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to-from)), nil)).BitLen() > bits {
+		return fmt.Errorf("rescale decimal %s from scale %d to %d: value does not fit %d bits", x, from, to, bits+1)
+	}
+	return nil
 }
 
 // decimal256To128 narrows a 256-bit value, failing when it does not fit.
