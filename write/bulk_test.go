@@ -1,11 +1,18 @@
 package write
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/internal/benchdata"
+	"github.com/hudi-go/hudi/keygen"
 )
 
 // TestGroupByPartition: the grouping gives every partition its records in
@@ -35,8 +42,31 @@ func TestGroupByPartition(t *testing.T) {
 				wantOrder = append(wantOrder, p)
 			}
 			sort.Strings(wantOrder)
+			// The compact grouping (rowGrouper) keeps the same rows, soft deletes left out,
+			// in the same order: row i of the input is record i here.
+			var g rowGrouper
+			for _, r := range recs {
+				g.add(r.partition, r.softDelete)
+			}
+			compact := g.group()
+			live := 0
+			for pi, p := range compact.paths {
+				var wantRows []uint32
+				for i, r := range recs {
+					if r.partition == p && !r.softDelete {
+						wantRows = append(wantRows, uint32(i))
+					}
+				}
+				if !slices.Equal(compact.rows[pi], wantRows) {
+					t.Fatalf("compact partition %s: rows differ", p)
+				}
+				live += len(wantRows)
+			}
 			in := &inputSet{records: recs}
 			m, order := in.groupByPartition()
+			if !slices.Equal(compact.paths, order) || compact.total != live {
+				t.Fatalf("compact paths %v, total %d; want %v, %d", compact.paths, compact.total, order, live)
+			}
 			if !slices.Equal(order, wantOrder) {
 				t.Fatalf("order %v, want %v", order, wantOrder)
 			}
@@ -94,4 +124,44 @@ func BenchmarkGroupByPartition(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCollectCompactBytesPerRow: the compact input of a bulk_insert costs 8 bytes per
+// input row (partition number while grouping, row number for the write) where the
+// records cost 48, and nothing else per row (the trips keys are the input's strings and
+// partition paths are numbered, not kept per row). Counted with runtime.MemStats,
+// for n and 2n rows, so per-write costs cancel out.
+func TestCollectCompactBytesPerRow(t *testing.T) {
+	perRow := func(compact bool) float64 {
+		allocs := func(n int) uint64 {
+			batches := benchdata.Trips(n, 65536, 42)
+			defer benchdata.Release(batches)
+			sc := batches[0].Schema()
+			gen, err := keygen.New(keygen.Options{RecordKeyFields: []string{"uuid"}, PartitionFields: []string{"city"}, HiveStyle: true}, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			in, err := collect(context.Background(), memory.DefaultAllocator, batches, sc, gen, "ts", nil, compact)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.numRecords() != n {
+				t.Fatalf("%d records, want %d", in.numRecords(), n)
+			}
+			in.release()
+			return after.TotalAlloc - before.TotalAlloc
+		}
+		const n = 200_000
+		a, b := allocs(n), allocs(2*n)
+		return float64(int64(b)-int64(a)) / n
+	}
+	compact, records := perRow(true), perRow(false)
+	t.Logf("collect allocates %.1f bytes per input row compact, %.1f as records", compact, records)
+	if compact > 12 {
+		t.Fatalf("compact collect allocates %.1f bytes per input row, want ≤ 12 (8: partition and row numbers)", compact)
+	}
 }

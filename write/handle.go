@@ -55,10 +55,13 @@ func (s fileSpec) name(instant spec.InstantTime) string {
 
 // writeEnv is what every file write shares.
 type writeEnv struct {
-	st           storage.Storage
-	txn          *commit.Txn
-	opts         Options
-	mem          memory.Allocator
+	st   storage.Storage
+	txn  *commit.Txn
+	opts Options
+	mem  memory.Allocator
+	// bufMem allocates the buffers a file write allocates and frees chunk after chunk:
+	// gathered data columns (newRows) and the Parquet writer's (recycle.go).
+	bufMem       memory.Allocator
 	outSchema    *arrow.Schema // meta fields + write schema
 	avroWithMeta string        // parquet.avro.schema; SCHEMA header of log blocks
 	// virtualKeys: hoodie.populate.meta.fields=false — four null meta columns, no bloom
@@ -70,6 +73,14 @@ type writeEnv struct {
 	encErr  error
 
 	consts constCache // constant meta columns (meta.go)
+}
+
+// buffers is bufMem, or mem when the env has none.
+func (e *writeEnv) buffers() memory.Allocator {
+	if e.bufMem != nil {
+		return e.bufMem
+	}
+	return e.mem
 }
 
 func (e *writeEnv) bloomOptions() bloom.Options {
@@ -90,6 +101,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		Compression: e.opts.Compression,
 		PageSize:    e.opts.PageSize,
 		BlockSize:   e.opts.BlockSize,
+		Mem:         e.buffers(),
 		KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
 	})
 	if err != nil {

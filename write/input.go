@@ -35,6 +35,23 @@ type inputSet struct {
 	batches []arrow.Record
 	records []incoming
 	ordIdx  int // ordering column of the write schema, -1 if none
+
+	// grouped replaces records for writes that only create files (compactInput,
+	// bulk.go): rows by partition, whose records rowSource builds per chunk from full
+	// (the batches before project dropped partition columns; starts[i] is batch i's
+	// first global row) with gen.
+	grouped *groupedRows
+	full    []arrow.Record
+	starts  []int64
+	gen     *keygen.Generator
+}
+
+// numRecords is the number of input records kept for the write.
+func (in *inputSet) numRecords() int {
+	if in.grouped != nil {
+		return in.grouped.total
+	}
+	return len(in.records)
 }
 
 // ordering is the ordering (precombine) value of an input record.
@@ -50,6 +67,10 @@ func (in *inputSet) release() {
 		b.Release()
 	}
 	in.batches = nil
+	for _, b := range in.full {
+		b.Release()
+	}
+	in.full = nil
 }
 
 // isDeletedField is Hudi's soft-delete column.
@@ -57,9 +78,10 @@ const isDeletedField = "_hoodie_is_deleted"
 
 // collect conforms the input batches to the write schema and computes each record's key,
 // partition path and ordering value. Meta columns in the input are ignored (the
-// conformed schema has none).
+// conformed schema has none). With compact (compactInput) it keeps no record per row but
+// the rows grouped by partition (in.grouped), having checked every row's key.
 func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
-	gen *keygen.Generator, orderingField string, deletes [][]bool) (*inputSet, error) {
+	gen *keygen.Generator, orderingField string, deletes [][]bool, compact bool) (*inputSet, error) {
 	in := &inputSet{schema: writeSchema, ordIdx: -1}
 	if orderingField != "" {
 		in.ordIdx = schema.FieldIndex(writeSchema, orderingField)
@@ -69,7 +91,14 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 	for _, b := range batches {
 		total += b.NumRows()
 	}
-	in.records = make([]incoming, 0, total)
+	var grouper *rowGrouper
+	if compact {
+		grouper = &rowGrouper{pids: make([]uint32, 0, total)}
+		in.gen = gen
+		in.starts = make([]int64, 1, len(batches)+1)
+	} else {
+		in.records = make([]incoming, 0, total)
+	}
 	// Partition paths repeat across rows: keep one string per distinct path.
 	paths := map[string]string{}
 	row0 := 0
@@ -85,6 +114,11 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 		}
 		bi := int32(len(in.batches))
 		in.batches = append(in.batches, rec)
+		if compact {
+			rec.Retain() // project may replace in.batches[bi]; keys come from the full batch
+			in.full = append(in.full, rec)
+			in.starts = append(in.starts, in.starts[bi]+rec.NumRows())
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			key, err := gen.RecordKey(rec, i)
 			if err != nil {
@@ -98,7 +132,7 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			}
 			if p, ok := paths[part]; ok {
 				part = p
-			} else {
+			} else if !compact { // the grouper numbers paths itself
 				paths[part] = part
 			}
 			r := incoming{batch: bi, row: int32(i), key: key, partition: part}
@@ -110,9 +144,16 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			if deletes != nil && deletes[bi][i] {
 				r.softDelete, r.hardDelete = true, true
 			}
+			if compact {
+				grouper.add(part, r.softDelete)
+				continue
+			}
 			in.records = append(in.records, r)
 		}
 		row0 += int(rec.NumRows())
+	}
+	if compact {
+		in.grouped = grouper.group()
 	}
 	return in, nil
 }

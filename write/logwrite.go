@@ -104,7 +104,7 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 	}
 	for from := 0; from < len(data); from += perBlock {
 		chunk := data[from:min(from+perBlock, len(data))]
-		rows, err := env.newRows(ctx, w.in, chunk, sl.Partition, logFileName, task, &seq)
+		rows, err := env.newRows(ctx, w.in, chunk, sl.Partition, logFileName, task, &seq, nil)
 		if err != nil {
 			return nil, err
 		}

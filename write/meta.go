@@ -23,17 +23,18 @@ import (
 // "<instant>_<task>_<n>", key, partition, file name; with virtual keys only the file name,
 // null when fileName is ""). Records are grouped by input batch
 // (in order of first appearance, each group in record order); *seq numbers the rows in
-// that order.
-func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, partition, fileName string, task int, seq *int64) ([]arrow.Record, error) {
+// that order. With scratch the seqno and key columns are built in its buffers, reused
+// by the next call: the rows must be written (and released) before it.
+func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, partition, fileName string, task int, seq *int64, scratch *metaScratch) ([]arrow.Record, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
 	groups := groupByBatch(recs)
-	cctx := compute.WithAllocator(ctx, e.mem)
+	cctx := compute.WithAllocator(ctx, e.buffers())
 	out := make([]arrow.Record, 0, len(groups))
 	instant := string(e.txn.Instant)
 	prefix := instant + "_" + strconv.Itoa(task) + "_"
-	for _, g := range groups {
+	for gi, g := range groups {
 		src := in.batches[g.batch]
 		n := len(g.idx)
 		// Rows that are a run of consecutive input rows (bulk inserts, unsorted inserts)
@@ -52,15 +53,15 @@ func (e *writeEnv) newRows(ctx context.Context, in *inputSet, recs []incoming, p
 		} else {
 			cols = append(cols,
 				e.constant(instant, n),
-				seqnoColumn(prefix, *seq, n),
-				keyColumn(recs, g.idx),
+				seqnoColumn(prefix, *seq, n, scratch.seqno(gi)),
+				keyColumn(recs, g.idx, scratch.key(gi)),
 				e.constant(partition, n),
 				e.constant(fileName, n))
 		}
 		*seq += int64(n)
 		var indices arrow.Array
 		if !contiguous {
-			ib := array.NewInt32Builder(e.mem)
+			ib := array.NewInt32Builder(e.buffers())
 			ib.Reserve(n)
 			for _, i := range g.idx {
 				ib.UnsafeAppend(recs[i].row)
@@ -138,11 +139,66 @@ func groupByBatch(recs []incoming) []batchGroup {
 	return out
 }
 
-// seqnoColumn is "<prefix><from>", "<prefix><from+1>", … (n values).
-func seqnoColumn(prefix string, from int64, n int) arrow.Array {
-	offsets := make([]int32, n+1)
+// metaScratch holds the buffers of the per-row meta columns (seqno, key) of one
+// createFiles task, reused chunk after chunk: a file's rows are written before the next
+// chunk is built, and the Parquet writer copies what it keeps (values into pages,
+// statistics, samples), so a bulk_insert allocates these columns once per task instead
+// of once per row. A nil *metaScratch allocates fresh buffers.
+// One call's rows (one record per input batch) are written after it returns, so each
+// record of a call has its own buffers.
+type metaScratch struct {
+	seq, keys []colBufs // per record of a newRows call
+}
+
+// colBufs are a string column's offsets and bytes.
+type colBufs struct {
+	offsets []int32
+	data    []byte
+}
+
+// seqno is the seqno buffers of a call's record g.
+func (s *metaScratch) seqno(g int) *colBufs {
+	if s == nil {
+		return nil
+	}
+	for len(s.seq) <= g {
+		s.seq = append(s.seq, colBufs{})
+	}
+	return &s.seq[g]
+}
+
+// key is the key buffers of a call's record g.
+func (s *metaScratch) key(g int) *colBufs {
+	if s == nil {
+		return nil
+	}
+	for len(s.keys) <= g {
+		s.keys = append(s.keys, colBufs{})
+	}
+	return &s.keys[g]
+}
+
+// get returns buffers for n values and size bytes: b's when it has them (they are then
+// kept for the next call), new ones otherwise.
+func (b *colBufs) get(n, size int) ([]int32, []byte) {
+	if b == nil {
+		return make([]int32, n+1), make([]byte, 0, size)
+	}
+	if cap(b.offsets) < n+1 {
+		b.offsets = make([]int32, n+1)
+	}
+	if cap(b.data) < size {
+		b.data = make([]byte, 0, size)
+	}
+	return b.offsets[:n+1], b.data[:0]
+}
+
+// seqnoColumn is "<prefix><from>", "<prefix><from+1>", … (n values), in b's buffers
+// when b is not nil.
+func seqnoColumn(prefix string, from int64, n int, b *colBufs) arrow.Array {
 	width := len(prefix) + len(strconv.FormatInt(from+int64(n), 10))
-	data := make([]byte, 0, n*width)
+	offsets, data := b.get(n, n*width)
+	offsets[0] = 0
 	for i := 0; i < n; i++ {
 		data = append(data, prefix...)
 		data = strconv.AppendInt(data, from+int64(i), 10)
@@ -151,14 +207,15 @@ func seqnoColumn(prefix string, from int64, n int) arrow.Array {
 	return stringArray(offsets, data)
 }
 
-// keyColumn is the record keys of recs[idx[0]], recs[idx[1]], ….
-func keyColumn(recs []incoming, idx []int) arrow.Array {
+// keyColumn is the record keys of recs[idx[0]], recs[idx[1]], …, in b's buffers when b
+// is not nil.
+func keyColumn(recs []incoming, idx []int, b *colBufs) arrow.Array {
 	size := 0
 	for _, i := range idx {
 		size += len(recs[i].key)
 	}
-	offsets := make([]int32, len(idx)+1)
-	data := make([]byte, 0, size)
+	offsets, data := b.get(len(idx), size)
+	offsets[0] = 0
 	for k, i := range idx {
 		data = append(data, recs[i].key...)
 		offsets[k+1] = int32(len(data))

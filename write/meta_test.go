@@ -160,7 +160,7 @@ func TestNewRowsMatchesReference(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			seqA, seqB := int64(7), int64(7)
-			got, err := env.newRows(context.Background(), in, tc.recs, "city=sf", "f1-0_3-1-3_20250101000000000.parquet", 3, &seqA)
+			got, err := env.newRows(context.Background(), in, tc.recs, "city=sf", "f1-0_3-1-3_20250101000000000.parquet", 3, &seqA, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestNewRowsMatchesReference(t *testing.T) {
 	// withFileName's constant column
 	rec := in.batches[0].NewSlice(3, 10)
 	defer rec.Release()
-	metaRows, err := env.newRows(context.Background(), in, all[3:10], "p", "old.parquet", 0, new(int64))
+	metaRows, err := env.newRows(context.Background(), in, all[3:10], "p", "old.parquet", 0, new(int64), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func BenchmarkNewRows(b *testing.B) {
 				var rows []arrow.Record
 				var err error
 				if impl == "direct" {
-					rows, err = env.newRows(context.Background(), in, recs, "city=sf", "3f1de3a8-4b9e-4c53-9d0b-51ad5b8d4bd6-0_0-1-0_20250101000000000.parquet", 0, &seq)
+					rows, err = env.newRows(context.Background(), in, recs, "city=sf", "3f1de3a8-4b9e-4c53-9d0b-51ad5b8d4bd6-0_0-1-0_20250101000000000.parquet", 0, &seq, nil)
 				} else {
 					rows, err = env.newRowsReference(context.Background(), in, recs, "city=sf", "3f1de3a8-4b9e-4c53-9d0b-51ad5b8d4bd6-0_0-1-0_20250101000000000.parquet", 0, &seq)
 				}

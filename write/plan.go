@@ -45,9 +45,21 @@ type mergeJob struct {
 type createJob struct {
 	partition string
 	records   []incoming
-	perFile   int // records per file (0 = until the size limit)
+	rows      []uint32 // instead of records: compact input rows (bulk.go)
+	perFile   int      // records per file (0 = until the size limit)
 	// fileID fixes the file group (bucket index); the file then never rolls over.
 	fileID spec.FileID
+}
+
+// size is the number of records the job writes.
+func (j createJob) size() int { return len(j.records) + len(j.rows) }
+
+// source is records [start, end) of the job.
+func (j createJob) source(in *inputSet, start, end int) recordSource {
+	if j.rows != nil {
+		return rowSource{in: in, partition: j.partition, rows: j.rows[start:end:end]}
+	}
+	return recordSlice(j.records[start:end:end])
 }
 
 type plan struct {
@@ -90,6 +102,10 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		w.replaceGroups(pl, func(p string) bool { return contains(matched, p) })
 		return pl, nil
 	case InsertOverwrite, InsertOverwriteTable, BulkInsert:
+		if g := w.in.grouped; g != nil {
+			w.planGrouped(pl, g)
+			return pl, nil
+		}
 		if w.o.Operation == BulkInsert {
 			sortRecords(recs, w.o.BulkInsertSortMode)
 		}
@@ -170,6 +186,22 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		}
 	}
 	return pl, nil
+}
+
+// planGrouped is plan's file creation for compact input (bulk.go): a create job per
+// partition over its rows, the same jobs as for records.
+func (w *writer) planGrouped(pl *plan, g *groupedRows) {
+	has := map[string]bool{}
+	for i, p := range g.paths {
+		has[p] = true
+		pl.creates = append(pl.creates, createJob{partition: p, rows: g.rows[i]})
+	}
+	switch w.o.Operation {
+	case InsertOverwrite:
+		w.replaceGroups(pl, func(p string) bool { return has[p] })
+	case InsertOverwriteTable:
+		w.replaceGroups(pl, func(string) bool { return true })
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -323,7 +355,7 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	now := w.o.Now()
 	written := map[string]bool{}
 	for _, j := range pl.creates {
-		if len(j.records) > 0 {
+		if j.size() > 0 {
 			written[j.partition] = true
 		}
 	}
@@ -349,15 +381,16 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 		}})
 	}
 	for _, j := range pl.creates {
-		if len(j.records) == 0 {
+		n := j.size()
+		if n == 0 {
 			continue
 		}
 		per := j.perFile
 		if per <= 0 {
-			per = len(j.records)
+			per = n
 		}
-		for start := 0; start < len(j.records); start += per {
-			chunk := j.records[start:min(start+per, len(j.records))]
+		for start := 0; start < n; start += per {
+			chunk := j.source(w.in, start, min(start+per, n))
 			part, fixed := j.partition, j.fileID
 			tasks = append(tasks, task{run: func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
 				return w.createFiles(ctx, env, part, chunk, fixed, id)
@@ -418,9 +451,11 @@ func token(task int) spec.WriteToken { return spec.WriteToken(fmt.Sprintf("%d-1-
 
 // createFiles writes records into new file groups, rolling over to another group when a
 // file reaches hoodie.parquet.max.file.size.
-func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs []incoming, fixedID spec.FileID, task int) ([]commitmeta.WriteStat, error) {
+func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs recordSource, fixedID spec.FileID, task int) ([]commitmeta.WriteStat, error) {
 	var stats []commitmeta.WriteStat
 	const chunk = 8192
+	var buf []incoming // a chunk's records when recs builds them
+	var scratch metaScratch
 	var fw *fileWriter
 	var seq int64
 	var inserted, deleted int64
@@ -438,7 +473,7 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 		stats = append(stats, s)
 		return nil
 	}
-	for start := 0; start < len(recs); start += chunk {
+	for start := 0; start < recs.len(); start += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -459,7 +494,12 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 			}
 			seq, inserted, deleted = 0, 0, 0
 		}
-		part := recs[start:min(start+chunk, len(recs))]
+		part, err := recs.chunk(buf, start, min(start+chunk, recs.len()))
+		if err != nil {
+			fw.abort()
+			return nil, err
+		}
+		buf = part
 		// Soft deletes of new keys: HoodieCreateHandle writes nothing for a record whose
 		// payload is a delete and counts it in numDeletes. Its file is opened when the
 		// first record arrives, so a file group that gets only such records is still
@@ -472,7 +512,7 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 		if partition != "" {
 			name = name[1:]
 		}
-		rows, err := env.newRows(ctx, w.in, part, partition, name, task, &seq)
+		rows, err := env.newRows(ctx, w.in, part, partition, name, task, &seq, &scratch)
 		if err != nil {
 			fw.abort()
 			return nil, err
@@ -641,7 +681,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		if len(batch) == 0 {
 			continue
 		}
-		rows, err := env.newRows(ctx, w.in, batch, sl.Partition, name, task, &seq)
+		rows, err := env.newRows(ctx, w.in, batch, sl.Partition, name, task, &seq, nil)
 		if err != nil {
 			fw.abort()
 			return commitmeta.WriteStat{}, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/format/commitmeta"
@@ -108,13 +109,13 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, deletes)
+	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
 	defer in.release()
 	in.project(writeSchema)
-	o.progress(Progress{Phase: PhaseInput, Done: int64(len(in.records))})
+	o.progress(Progress{Phase: PhaseInput, Done: int64(in.numRecords())})
 	switch {
 	case o.Operation == Upsert && *o.CombineBeforeUpsert,
 		o.Operation == Delete && *o.CombineBeforeDelete,
@@ -180,7 +181,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta,
+	bufMem := o.Mem
+	if bufMem == memory.DefaultAllocator {
+		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
+	}
+	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, bufMem: bufMem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta,
 		virtualKeys: w.keys.virtual()}
 	stats, err := w.execute(ctx, env, pl)
 	if err != nil {
