@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/javastr"
@@ -381,23 +382,27 @@ func (s *Scan) skipByKey(ctx context.Context, sl fsview.FileSlice) bool {
 		return false
 	}
 	defer f.Close()
-	fk, err := readFooterKeys(f, f.Size())
+	fk, err := parquet.ReadFooterKeys(f, f.Size())
 	if err != nil {
 		return false
 	}
 	s.keyCounters.checked.Add(1)
 	keys := s.pinnedKeys
-	if fk.hasRange && s.pinnedValidUTF8 {
-		keys = inJavaRange(keys, fk.minKey, fk.maxKey)
+	if fk.HasRange && s.pinnedValidUTF8 {
+		keys = inJavaRange(keys, fk.MinKey, fk.MaxKey)
 		if len(keys) == 0 {
 			s.keyCounters.byRange.Add(1)
 			return true
 		}
 	}
-	if !fk.hasBloom {
+	if !fk.HasBloom {
 		return false
 	}
-	filter, err := fk.bloomFilter(f)
+	text, err := fk.BloomFilterText(f)
+	if err != nil {
+		return false
+	}
+	filter, err := bloom.NewProbe(text, fk.BloomType)
 	if err != nil {
 		return false // an unreadable filter prunes nothing
 	}

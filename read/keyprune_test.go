@@ -181,23 +181,23 @@ func checkFooterKeys(t *testing.T, name string, data []byte) bool {
 		t.Fatalf("%s: %v", name, err)
 	}
 	defer pf.Close()
-	fk, err := readFooterKeys(bytes.NewReader(data), int64(len(data)))
+	fk, err := parquet.ReadFooterKeys(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatalf("%s: readFooterKeys: %v", name, err)
 	}
 	lo, hi, ok := pf.MinMaxRecordKeys()
-	if ok != fk.hasRange || lo != fk.minKey || hi != fk.maxKey {
-		t.Errorf("%s: key range %q..%q (%v), want %q..%q (%v)", name, fk.minKey, fk.maxKey, fk.hasRange, lo, hi, ok)
+	if ok != fk.HasRange || lo != fk.MinKey || hi != fk.MaxKey {
+		t.Errorf("%s: key range %q..%q (%v), want %q..%q (%v)", name, fk.MinKey, fk.MaxKey, fk.HasRange, lo, hi, ok)
 	}
 	bf, typ, ok := pf.BloomFilter()
-	if ok != fk.hasBloom || typ != fk.bloomType {
-		t.Fatalf("%s: bloom %v type %q, want %v %q", name, fk.hasBloom, fk.bloomType, ok, typ)
+	if ok != fk.HasBloom || typ != fk.BloomType {
+		t.Fatalf("%s: bloom %v type %q, want %v %q", name, fk.HasBloom, fk.BloomType, ok, typ)
 	}
 	if ok {
-		if got := string(data[fk.bloomOff : fk.bloomOff+int64(fk.bloomLen)]); got != bf {
+		if got := string(data[fk.BloomOff : fk.BloomOff+int64(fk.BloomLen)]); got != bf {
 			t.Errorf("%s: bloom filter bytes differ (%d vs %d bytes)", name, len(got), len(bf))
 		}
-		if _, err := fk.bloomFilter(bytes.NewReader(data)); err != nil {
+		if _, err := fk.BloomFilterText(bytes.NewReader(data)); err != nil {
 			t.Errorf("%s: bloom filter: %v", name, err)
 		}
 	}
@@ -577,7 +577,7 @@ func TestReadFooterKeysMalformed(t *testing.T) {
 		"huge length": append(append(slices.Clone(good[:len(good)-8]), 0xff, 0xff, 0xff, 0x7f), "PAR1"...),
 		"truncated":   slices.Concat(good[:4], good[len(good)-200:]),
 	} {
-		if _, err := readFooterKeys(bytes.NewReader(data), int64(len(data))); err == nil {
+		if _, err := parquet.ReadFooterKeys(bytes.NewReader(data), int64(len(data))); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -597,15 +597,15 @@ func FuzzReadFooterKeys(f *testing.F) {
 	// FileMetaData{1: 1, 2: [], 5: [KeyValue{1: "org.apache.hudi.bloomfilter", 2: "AAAA"}]}
 	f.Add(footerFile([]byte("\x15\x02\x19\x0c\x39\x1c\x18\x1borg.apache.hudi.bloomfilter\x18\x04AAAA\x00\x00")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fk, err := readFooterKeys(bytes.NewReader(data), int64(len(data)))
-		if err == nil && fk.hasBloom {
-			fk.bloomFilter(bytes.NewReader(data))
+		fk, err := parquet.ReadFooterKeys(bytes.NewReader(data), int64(len(data)))
+		if err == nil && fk.HasBloom {
+			fk.BloomFilterText(bytes.NewReader(data))
 		}
 	})
 }
 
 func TestFooterFileSeeds(t *testing.T) {
-	fk, err := readFooterKeys(bytes.NewReader(footerFile([]byte("\x59\x1c\x18\x15hoodie_min_record_key\x18\x01a\x00\x00"))), 0)
+	fk, err := parquet.ReadFooterKeys(bytes.NewReader(footerFile([]byte("\x59\x1c\x18\x15hoodie_min_record_key\x18\x01a\x00\x00"))), 0)
 	if err == nil {
 		t.Fatal("size 0 read without error")
 	}
@@ -614,8 +614,8 @@ func TestFooterFileSeeds(t *testing.T) {
 		"\x18\x15hoodie_min_record_key\x18\x01a\x00" +
 		"\x18\x15hoodie_max_record_key\x18\x01b\x00" +
 		"\x18\x15hoodie_min_record_key\x18\x01z\x00\x00"))
-	fk, err = readFooterKeys(bytes.NewReader(data), int64(len(data)))
-	if err != nil || !fk.hasRange || fk.minKey != "a" || fk.maxKey != "b" || fk.hasBloom {
+	fk, err = parquet.ReadFooterKeys(bytes.NewReader(data), int64(len(data)))
+	if err != nil || !fk.HasRange || fk.MinKey != "a" || fk.MaxKey != "b" || fk.HasBloom {
 		t.Fatalf("footer keys %+v, %v", fk, err)
 	}
 }

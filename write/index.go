@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -148,19 +149,21 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 		return nil, fmt.Errorf("index lookup: %w", err)
 	}
 	defer f.Close()
-	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, mem, 0)
-	if err != nil {
-		return nil, fmt.Errorf("index lookup: %w", err)
-	}
-	defer pf.Close()
 	// Every index prunes by the footer's key range: it is exact (a key outside it is not
-	// in the file) and costs no more than the footer already read. Java's SIMPLE index
-	// reads every candidate file; the result is the same. BLOOM then reads the file only if
-	// its filter may hold one of the keys in range.
+	// in the file). Java's SIMPLE index reads every candidate file; the result is the same.
+	// BLOOM then reads the file only if its filter may hold one of the keys in range.
 	// Virtual-key files have neither (no keys in the footer): every key may be there.
+	// The footer's key/values are read without decoding the whole footer (parquet.Open
+	// copies the ~570 KB bloom filter value through thrift), so the files a lookup rules
+	// out (all but one or two of a table's files for a batch of recent keys) are never
+	// opened as Parquet.
 	keys := wanted.recs
 	if !sk.virtual() {
-		candidates := fileCandidates(pf, wanted, useBloom)
+		fk, err := parquet.ReadFooterKeys(f, f.Size())
+		if err != nil {
+			fk = parquet.FooterKeys{} // prune nothing; parquet.Open below reports a bad file
+		}
+		candidates := fileCandidates(f, fk, wanted, useBloom)
 		if len(candidates) == 0 {
 			return nil, nil
 		}
@@ -174,6 +177,11 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 			}
 		}
 	}
+	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, mem, 0)
+	if err != nil {
+		return nil, fmt.Errorf("index lookup: %w", err)
+	}
+	defer pf.Close()
 	// Only the key's columns are read: _hoodie_record_key, or with virtual keys the key
 	// fields the key generator reads (Java's ParquetUtils.fetchHoodieKeys projection).
 	keyCols := sk.columns()
@@ -257,22 +265,22 @@ func detachedOrdering(arr arrow.Array, i int) merge.Ordering {
 // Keys the filter rules out are not removed one by one: the file's stored keys are
 // matched against the candidates anyway, and one probe that passes decides that the file
 // must be read (a scattered batch puts hundreds of keys in every file's range).
-func fileCandidates(pf *parquet.File, wanted *wantedKeys, useBloom bool) []string {
+func fileCandidates(r io.ReaderAt, fk parquet.FooterKeys, wanted *wantedKeys, useBloom bool) []string {
 	candidates := wanted.all()
-	// Range pruning first: decoding a footer's bloom filter (~430 KB by default) is the
-	// expensive step, and time-ordered keys rule most files out by range alone.
-	if minKey, maxKey, hasRange := pf.MinMaxRecordKeys(); hasRange {
-		candidates = wanted.inRange(minKey, maxKey)
+	// Range pruning first: reading and probing a footer's bloom filter is the expensive
+	// step, and time-ordered keys rule most files out by range alone.
+	if fk.HasRange {
+		candidates = wanted.inRange(fk.MinKey, fk.MaxKey)
 	}
-	if len(candidates) == 0 || !useBloom {
+	if len(candidates) == 0 || !useBloom || !fk.HasBloom {
 		return candidates
 	}
-	s, typ, ok := pf.BloomFilter()
-	if !ok {
+	text, err := fk.BloomFilterText(r)
+	if err != nil {
 		return candidates
 	}
 	// A few probes decide (see above): only the bytes they read are decoded.
-	filter, err := bloom.NewProbe(s, typ)
+	filter, err := bloom.NewProbe(text, fk.BloomType)
 	if err != nil {
 		return candidates // an unreadable filter prunes nothing
 	}

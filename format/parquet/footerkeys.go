@@ -1,4 +1,4 @@
-package read
+package parquet
 
 import (
 	"encoding/binary"
@@ -6,31 +6,26 @@ import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/hudi-go/hudi/format/bloom"
-	"github.com/hudi-go/hudi/format/parquet"
 )
 
-// Key pruning needs four footer key/values of a base file (min/max record key, bloom
-// filter and its type), not the schema or row-group metadata. A full footer decode
-// (parquet.Open) copies every key/value through thrift's growing buffers — the bloom
-// filter alone is ~430 KB of base64 by default — which dominated point lookups. This
-// walks the footer's thrift compact encoding with small windowed reads, skipping
-// everything but FileMetaData.key_value_metadata, and leaves the bloom filter bytes
-// unread until a key within the file's key range needs them.
+// Key pruning (read) and index lookups (write) need four footer key/values of a base
+// file (min/max record key, bloom filter and its type), not the schema or row-group
+// metadata. A full footer decode (Open) copies every key/value through thrift's growing
+// buffers — the bloom filter alone is ~430 KB of base64 by default — which dominated
+// point lookups. This walks the footer's thrift compact encoding with small windowed
+// reads, skipping everything but FileMetaData.key_value_metadata, and leaves the bloom
+// filter bytes unread until a key within the file's key range needs them.
 
-// legacyKeyBloomFilter is the footer key of bloom filters written by Hudi before 0.5.
-const legacyKeyBloomFilter = "com.uber.hoodie.bloomfilter"
-
-// footerKeys are the footer values key pruning uses. The bloom filter is a reference
-// (offset and length in the file) read by bloomFilter.
-type footerKeys struct {
-	minKey, maxKey string
-	hasRange       bool
-	bloomOff       int64
-	bloomLen       int
-	hasBloom       bool
-	bloomType      string
+// FooterKeys are the footer values of a Hudi base file that key pruning and index
+// lookups use. The bloom filter is a reference (offset and length in the file) read by
+// BloomFilterText.
+type FooterKeys struct {
+	MinKey, MaxKey string
+	HasRange       bool
+	BloomOff       int64
+	BloomLen       int
+	HasBloom       bool
+	BloomType      string
 }
 
 // footerChunk is the size of each windowed footer read; the first read takes the file's
@@ -44,12 +39,12 @@ const maxFooterValue = 64 << 20
 // footerBufs recycles read windows and bloom filter buffers.
 var footerBufs = sync.Pool{New: func() any { b := make([]byte, 0, footerChunk); return &b }}
 
-// readFooterKeys reads the key/value metadata Hudi keeps in a Parquet footer. Encrypted
+// ReadFooterKeys reads the key/value metadata Hudi keeps in a Parquet footer. Encrypted
 // footers and malformed files are errors; the caller then prunes nothing and leaves the
 // error to the real read.
-func readFooterKeys(r io.ReaderAt, size int64) (footerKeys, error) {
+func ReadFooterKeys(r io.ReaderAt, size int64) (FooterKeys, error) {
 	if size < 12 {
-		return footerKeys{}, fmt.Errorf("%d bytes is too short to be Parquet", size)
+		return FooterKeys{}, fmt.Errorf("%d bytes is too short to be Parquet", size)
 	}
 	tp := footerBufs.Get().(*[]byte)
 	defer footerBufs.Put(tp)
@@ -58,14 +53,14 @@ func readFooterKeys(r io.ReaderAt, size int64) (footerKeys, error) {
 	n := min(size, footerChunk)
 	tail := grow(tp, int(n))
 	if err := readFull(r, tail, size-n); err != nil {
-		return footerKeys{}, err
+		return FooterKeys{}, err
 	}
 	if string(tail[n-4:]) != "PAR1" {
-		return footerKeys{}, errors.New("no PAR1 footer magic (encrypted or not Parquet)")
+		return FooterKeys{}, errors.New("no PAR1 footer magic (encrypted or not Parquet)")
 	}
 	flen := int64(binary.LittleEndian.Uint32(tail[n-8 : n-4]))
 	if flen <= 0 || flen > size-12 {
-		return footerKeys{}, fmt.Errorf("footer length %d does not fit a %d-byte file", flen, size)
+		return FooterKeys{}, fmt.Errorf("footer length %d does not fit a %d-byte file", flen, size)
 	}
 	end := size - 8
 	w := &thriftWalker{r: r, pos: end - flen, end: end, tail: tail[:n-8], tailOff: size - n, scratch: wp}
@@ -73,16 +68,16 @@ func readFooterKeys(r io.ReaderAt, size int64) (footerKeys, error) {
 	return fk, w.err
 }
 
-// bloomFilter reads the file's bloom filter, to be probed with a few keys (decoded only
-// where they fall: bloom.Probe).
-func (fk footerKeys) bloomFilter(r io.ReaderAt) (*bloom.Probe, error) {
+// BloomFilterText reads the file's serialized bloom filter (the footer value, to be
+// probed with bloom.NewProbe).
+func (fk FooterKeys) BloomFilterText(r io.ReaderAt) (string, error) {
 	bp := footerBufs.Get().(*[]byte)
 	defer footerBufs.Put(bp)
-	b := grow(bp, fk.bloomLen)
-	if err := readFull(r, b, fk.bloomOff); err != nil {
-		return nil, err
+	b := grow(bp, fk.BloomLen)
+	if err := readFull(r, b, fk.BloomOff); err != nil {
+		return "", err
 	}
-	return bloom.NewProbe(string(b), fk.bloomType)
+	return string(b), nil
 }
 
 // grow returns (*p)[:n], reallocating when its capacity is short.
@@ -107,8 +102,8 @@ func readFull(r io.ReaderAt, p []byte, off int64) error {
 }
 
 // fileMetaDataKeys walks a FileMetaData struct for key_value_metadata (field 5).
-func (t *thriftWalker) fileMetaDataKeys() footerKeys {
-	var fk footerKeys
+func (t *thriftWalker) fileMetaDataKeys() FooterKeys {
+	var fk FooterKeys
 	var minKey, maxKey *string
 	var bloomType *string
 	var legacy *[2]int64
@@ -131,24 +126,24 @@ func (t *thriftWalker) fileMetaDataKeys() footerKeys {
 			t.keyValue(func(key string, off int64, n int) {
 				// The first occurrence of a key wins, as in arrow-go's FindValue.
 				switch key {
-				case parquet.KeyMinRecordKey:
+				case KeyMinRecordKey:
 					if minKey == nil {
 						v := t.stringAt(off, n)
 						minKey = &v
 					}
-				case parquet.KeyMaxRecordKey:
+				case KeyMaxRecordKey:
 					if maxKey == nil {
 						v := t.stringAt(off, n)
 						maxKey = &v
 					}
-				case parquet.KeyBloomFilterType:
+				case KeyBloomFilterType:
 					if bloomType == nil {
 						v := t.stringAt(off, n)
 						bloomType = &v
 					}
-				case parquet.KeyBloomFilter:
-					if !fk.hasBloom {
-						fk.bloomOff, fk.bloomLen, fk.hasBloom = off, n, true
+				case KeyBloomFilter:
+					if !fk.HasBloom {
+						fk.BloomOff, fk.BloomLen, fk.HasBloom = off, n, true
 					}
 				case legacyKeyBloomFilter:
 					if legacy == nil {
@@ -162,13 +157,13 @@ func (t *thriftWalker) fileMetaDataKeys() footerKeys {
 		break
 	}
 	if minKey != nil && maxKey != nil {
-		fk.minKey, fk.maxKey, fk.hasRange = *minKey, *maxKey, true
+		fk.MinKey, fk.MaxKey, fk.HasRange = *minKey, *maxKey, true
 	}
-	if !fk.hasBloom && legacy != nil {
-		fk.bloomOff, fk.bloomLen, fk.hasBloom = legacy[0], int(legacy[1]), true
+	if !fk.HasBloom && legacy != nil {
+		fk.BloomOff, fk.BloomLen, fk.HasBloom = legacy[0], int(legacy[1]), true
 	}
 	if bloomType != nil {
-		fk.bloomType = *bloomType
+		fk.BloomType = *bloomType
 	}
 	return fk
 }
