@@ -1,0 +1,5 @@
+//go:build !race
+
+package write_test
+
+const raceEnabled = false
