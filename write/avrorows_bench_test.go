@@ -9,23 +9,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/schema"
 )
 
-var benchTripsSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "uuid", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "rider", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "driver", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "fare", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
-}, nil)
 
 // tripsRows is a trips-like batch with meta fields filled, as a deltacommit's log block
 // encodes it: every 7th fare is null, as is every 11th rider.
 func tripsRows(tb testing.TB, n int) (arrow.Record, string) {
 	tb.Helper()
-	avroSchema, err := schema.ToAvro(benchTripsSchema, "trips")
+	avroSchema, err := schema.ToAvro(benchdata.TripsSchema, "trips")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -33,7 +26,7 @@ func tripsRows(tb testing.TB, n int) (arrow.Record, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema.WithMetaFields(benchTripsSchema))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema.WithMetaFields(benchdata.TripsSchema))
 	defer b.Release()
 	for i := range n {
 		b.Field(0).(*array.StringBuilder).Append("20261130214500123")

@@ -30,6 +30,18 @@ func (w *wantedKeys) len() int { return len(w.recs) }
 // inRange returns the wanted keys k with minKey ≤ k ≤ maxKey in Java's String order, the
 // order Hudi wrote the footer's range in. The slice is shared: callers must not modify it.
 func (w *wantedKeys) inRange(minKey, maxKey string) []string {
+	sorted := w.all()
+	lo := sort.Search(len(sorted), func(i int) bool { return javastr.Compare(sorted[i], minKey) >= 0 })
+	hi := sort.Search(len(sorted), func(i int) bool { return javastr.Compare(sorted[i], maxKey) > 0 })
+	if hi <= lo {
+		return nil
+	}
+	return sorted[lo:hi]
+}
+
+// all returns every wanted key in Java String order, sorted on first use (shared, not to
+// be modified).
+func (w *wantedKeys) all() []string {
 	w.once.Do(func() {
 		w.sorted = make([]string, 0, len(w.recs))
 		for k := range w.recs {
@@ -37,16 +49,5 @@ func (w *wantedKeys) inRange(minKey, maxKey string) []string {
 		}
 		slices.SortFunc(w.sorted, javastr.Compare)
 	})
-	lo := sort.Search(len(w.sorted), func(i int) bool { return javastr.Compare(w.sorted[i], minKey) >= 0 })
-	hi := sort.Search(len(w.sorted), func(i int) bool { return javastr.Compare(w.sorted[i], maxKey) > 0 })
-	if hi <= lo {
-		return nil
-	}
-	return w.sorted[lo:hi]
-}
-
-// all returns every wanted key (in Java String order; shared, not to be modified).
-func (w *wantedKeys) all() []string {
-	w.inRange("", "") // sorts
 	return w.sorted
 }

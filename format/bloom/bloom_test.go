@@ -218,14 +218,8 @@ func TestSimpleRoundTripAndEmptyKey(t *testing.T) {
 
 func TestDeserializeLenient(t *testing.T) {
 	enc := base64.StdEncoding.EncodeToString
-	hdr := func(k int32, ht byte, size int32) []byte {
-		b := appendInt32(nil, version)
-		b = appendInt32(b, k)
-		b = append(b, ht)
-		return appendInt32(b, size)
-	}
 	// Bits beyond vectorSize in the last byte are dropped, as Java's BitSet read does.
-	f, err := Deserialize(enc(append(hdr(2, 1, 3), 0xff)), "")
+	f, err := Deserialize(enc(append(filterHeader(2, 1, 3), 0xff)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +227,7 @@ func TestDeserializeLenient(t *testing.T) {
 		t.Errorf("stray high bits kept: %#x", d[13])
 	}
 	// Trailing bytes are ignored and not re-emitted.
-	f, err = Deserialize(enc(append(hdr(2, 1, 8), 0x01, 0xde, 0xad)), "simple")
+	f, err = Deserialize(enc(append(filterHeader(2, 1, 8), 0x01, 0xde, 0xad)), "simple")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,35 +246,54 @@ func TestDeserializeLenient(t *testing.T) {
 		t.Errorf("legacy Jenkins filter does not contain its key")
 	}
 	// Java re-writes a legacy filter in the versioned format with hashType 0.
-	if d := decoded(t, f); string(d[:13]) != string(hdr(3, 0, 64)) {
+	if d := decoded(t, f); string(d[:13]) != string(filterHeader(3, 0, 64)) {
 		t.Errorf("legacy re-serialized header % x", d[:13])
 	}
 }
 
 func TestDeserializeErrors(t *testing.T) {
-	enc := base64.StdEncoding.EncodeToString
-	hdr := func(k int32, ht byte, size int32) []byte {
-		b := appendInt32(nil, version)
-		b = appendInt32(b, k)
-		b = append(b, ht)
-		return appendInt32(b, size)
-	}
-	dyn := func(rows int32, body ...[]byte) []byte {
-		b := hdr(30, 1, 16)
-		b = appendInt32(b, 10)
-		b = appendInt32(b, 0)
-		b = appendInt32(b, rows)
-		for _, x := range body {
-			b = append(b, x...)
+	for _, c := range malformedFilters() {
+		_, err := Deserialize(c.in, c.typ)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Deserialize(%.40q, %q) err = %v, want mention of %q", c.in, c.typ, err, c.want)
 		}
-		return b
 	}
+	row := append(filterHeader(30, 1, 16), 0, 0)
+	if _, err := Deserialize(base64.StdEncoding.EncodeToString(dynamicFilterBytes(2, row, row)), "DYNAMIC_V0"); err != nil {
+		t.Errorf("valid two-row filter rejected: %v", err)
+	}
+}
+
+// filterHeader is a serialized InternalBloomFilter header (versioned).
+func filterHeader(k int32, ht byte, size int32) []byte {
+	b := appendInt32(nil, version)
+	b = appendInt32(b, k)
+	b = append(b, ht)
+	return appendInt32(b, size)
+}
+
+// dynamicFilterBytes is a DYNAMIC_V0 filter with the given row count and rows.
+func dynamicFilterBytes(rows int32, body ...[]byte) []byte {
+	b := filterHeader(30, 1, 16)
+	b = appendInt32(b, 10)
+	b = appendInt32(b, 0)
+	b = appendInt32(b, rows)
+	for _, x := range body {
+		b = append(b, x...)
+	}
+	return b
+}
+
+// malformedFilters are footer values Deserialize and NewProbe must refuse, with what the
+// error must mention.
+func malformedFilters() []struct{ in, typ, want string } {
+	enc := base64.StdEncoding.EncodeToString
+	hdr, dyn := filterHeader, dynamicFilterBytes
 	row := append(hdr(30, 1, 16), 0, 0)
-	for _, c := range []struct {
-		in, typ, want string
-	}{
+	return []struct{ in, typ, want string }{
 		{"", "", "version (4 bytes) at offset 0"},
 		{"!!!!", "", "invalid base64"},
+		{"AAAAA", "", "invalid base64"},
 		{"AAAA", "BLOOM", `unknown filter type code "BLOOM"`},
 		{enc(appendInt32(nil, -2)), "", "unsupported version -2"},
 		{enc(hdr(0, 1, 8)), "", "nbHash 0 out of range"},
@@ -296,14 +309,6 @@ func TestDeserializeErrors(t *testing.T) {
 		{enc(dyn(1 << 30)), "DYNAMIC_V0", "row count 1073741824 at offset 21 cannot fit in the remaining 0 bytes"},
 		{enc(dyn(2, row, row[:5])), "DYNAMIC_V0", "row 1 nbHash (4 bytes) at offset 44"},
 		{enc(hdr(3, 1, 16)[:15]), "DYNAMIC_V0", "nr (keys per row) (4 bytes) at offset 13"},
-	} {
-		_, err := Deserialize(c.in, c.typ)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Deserialize(%.40q, %q) err = %v, want mention of %q", c.in, c.typ, err, c.want)
-		}
-	}
-	if _, err := Deserialize(enc(dyn(2, row, row)), "DYNAMIC_V0"); err != nil {
-		t.Errorf("valid two-row filter rejected: %v", err)
 	}
 }
 

@@ -94,46 +94,14 @@ func TestProbeMatchesSparkFooters(t *testing.T) {
 }
 
 func TestProbeErrors(t *testing.T) {
-	enc := base64.StdEncoding.EncodeToString
-	hdr := func(k int32, ht byte, size int32) []byte {
-		b := appendInt32(nil, version)
-		b = appendInt32(b, k)
-		b = append(b, ht)
-		return appendInt32(b, size)
-	}
-	dyn := func(rows int32, body ...[]byte) []byte {
-		b := hdr(30, 1, 16)
-		b = appendInt32(b, 10)
-		b = appendInt32(b, 0)
-		b = appendInt32(b, rows)
-		for _, x := range body {
-			b = append(b, x...)
-		}
-		return b
-	}
-	row := append(hdr(30, 1, 16), 0, 0)
-	for _, c := range []struct{ in, typ, want string }{
-		{"", "", "version (4 bytes) at offset 0"},
-		{"!!!!", "", "invalid base64"},
-		{"AAAAA", "", "invalid base64"},
-		{"AAAA", "BLOOM", `unknown filter type code "BLOOM"`},
-		{enc(appendInt32(nil, -2)), "", "unsupported version -2"},
-		{enc(hdr(0, 1, 8)), "", "nbHash 0 out of range"},
-		{enc(hdr(3, 7, 8)), "", "unknown hashType 7"},
-		{enc(hdr(3, 1, 0)), "", "vectorSize 0"},
-		{enc(hdr(3, 1, 1<<30)), "", "bit vector of 1073741824 bits (134217728 bytes) at offset 13, only 0 bytes left"},
-		{enc(dyn(0)), "DYNAMIC_V0", "row count 0 at offset 21"},
-		{enc(dyn(1 << 30)), "DYNAMIC_V0", "row count 1073741824 at offset 21 cannot fit in the remaining 0 bytes"},
-		{enc(dyn(2, row, row[:5])), "DYNAMIC_V0", "row 1 nbHash (4 bytes) at offset 44"},
-		{enc(hdr(3, 1, 16)[:15]), "DYNAMIC_V0", "nr (keys per row) (4 bytes) at offset 13"},
-	} {
+	for _, c := range malformedFilters() {
 		if _, err := NewProbe(c.in, c.typ); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewProbe(%.40q, %q) err = %v, want mention of %q", c.in, c.typ, err, c.want)
 		}
 	}
 	// Unreadable bit bytes prune nothing: a bit that lies in them reads as set. Bytes
 	// 15–17 of the value are characters 20–23.
-	s := []byte(enc(append(hdr(3, 1, 64), make([]byte, 8)...)))
+	s := []byte(base64.StdEncoding.EncodeToString(append(filterHeader(3, 1, 64), make([]byte, 8)...)))
 	copy(s[20:24], "****")
 	p, err := NewProbe(string(s), "")
 	if err != nil {
