@@ -121,7 +121,7 @@ func (w *writer) planGlobal(ctx context.Context, recs []incoming, job func(*fsvi
 // stored ordering value when the payload orders by event time. Each key's hits are in view
 // order (partition, file id).
 func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string][]storedAt, error) {
-	want := newWantedKeys()
+	want := newWantedKeys(len(recs))
 	for i, r := range recs {
 		want.add(r.key, i)
 	}

@@ -711,7 +711,7 @@ func readBase(ctx context.Context, env *writeEnv, sl *fsview.FileSlice, onOpen f
 		return err
 	}
 	defer f.Close()
-	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, env.mem, 8192)
+	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, env.buffers(), 8192)
 	if err != nil {
 		return err
 	}

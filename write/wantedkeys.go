@@ -21,7 +21,8 @@ type wantedKeys struct {
 	sorted []string
 }
 
-func newWantedKeys() *wantedKeys { return &wantedKeys{recs: map[string][]int{}} }
+// newWantedKeys returns an empty set sized for about n keys.
+func newWantedKeys(n int) *wantedKeys { return &wantedKeys{recs: make(map[string][]int, n)} }
 
 func (w *wantedKeys) add(key string, rec int) { w.recs[key] = append(w.recs[key], rec) }
 

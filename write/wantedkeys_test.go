@@ -23,7 +23,7 @@ func TestWantedKeysInRange(t *testing.T) {
 		return s
 	}
 	for round := range 200 {
-		w := newWantedKeys()
+		w := newWantedKeys(0)
 		for i := range rng.IntN(40) {
 			w.add(word(), i)
 		}
