@@ -56,6 +56,24 @@ func TripsRange(from, to, batch, seed int) []arrow.Record {
 	return out
 }
 
+// TripsReader yields rows [0, n) as Trips(n, batch, seed) does, each batch built only
+// when the reader is advanced to it (and released on the next Next), so a streaming
+// writer's memory can be measured without the input held: at most one batch of it is
+// live at a time.
+func TripsReader(n, batch, seed int) array.RecordReader {
+	return array.ReaderFromIter(TripsSchema, func(yield func(arrow.RecordBatch, error) bool) {
+		for start := 0; start < n; start += batch {
+			idx := make([]int, 0, min(batch, n-start))
+			for i := start; i < min(n, start+batch); i++ {
+				idx = append(idx, i)
+			}
+			if !yield(TripsRows(idx, seed, 0, -1), nil) {
+				return
+			}
+		}
+	})
+}
+
 // TripsRows builds one batch of the given rows. tsBump is added to ts; a fare >= 0
 // replaces every fare (an update batch).
 func TripsRows(idx []int, seed int, tsBump int64, fare float64) arrow.Record {
