@@ -40,7 +40,7 @@ import (
 // to a pending instant that the next writer rolls back.
 func WriteReader(ctx context.Context, t *table.Table, rdr array.RecordReader, o Options) (*Result, error) {
 	if !streams(o.withDefaults()) {
-		batches, err := drainReader(ctx, rdr)
+		batches, err := drainReader(ctx, rdr, o)
 		if err != nil {
 			return nil, err
 		}
@@ -57,9 +57,11 @@ func streams(o Options) bool {
 	return o.Operation == BulkInsert && compactInput(o) && o.DeleteMarker == ""
 }
 
-// drainReader reads every batch of rdr (retained; the caller releases them).
-func drainReader(ctx context.Context, rdr array.RecordReader) ([]arrow.Record, error) {
+// drainReader reads every batch of rdr (retained; the caller releases them), reporting
+// the rows read as the input phase.
+func drainReader(ctx context.Context, rdr array.RecordReader, o Options) ([]arrow.Record, error) {
 	var out []arrow.Record
+	var rows int64
 	for rdr.Next() {
 		if err := ctx.Err(); err != nil {
 			releaseRecords(out)
@@ -68,6 +70,8 @@ func drainReader(ctx context.Context, rdr array.RecordReader) ([]arrow.Record, e
 		rec := rdr.RecordBatch()
 		rec.Retain()
 		out = append(out, rec)
+		rows += rec.NumRows()
+		o.progress(Progress{Phase: PhaseInput, Done: rows})
 	}
 	if err := rdr.Err(); err != nil {
 		releaseRecords(out)
