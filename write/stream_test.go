@@ -33,7 +33,8 @@ type streamCase struct {
 	partitioned bool
 	batches     func() []arrow.Record
 	settings    map[string]string
-	minFiles    int // files the write must produce (rollover cases)
+	create      map[string]string // table settings (hudi.CreateOptions.Settings)
+	minFiles    int               // files the write must produce (rollover cases)
 }
 
 // tripsIdx returns the trips rows [from, to) for which keep is true, as one batch.
@@ -65,12 +66,19 @@ func streamCases() []streamCase {
 			minFiles: 12, batches: func() []arrow.Record { return benchdata.Trips(84000, 7000, 3) }},
 		{name: "rollover, unpartitioned", settings: map[string]string{"hoodie.parquet.max.file.size": "65536"},
 			minFiles: 3, batches: func() []arrow.Record { return benchdata.Trips(30000, 5000, 3) }},
+		{name: "virtual keys", partitioned: true, create: map[string]string{"hoodie.populate.meta.fields": "false"},
+			batches: func() []arrow.Record { return benchdata.Trips(5000, 2000, 4) }},
+		{name: "dropped partition columns", partitioned: true, create: map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"},
+			batches: func() []arrow.Record { return benchdata.Trips(5000, 2000, 4) }},
 	}
 }
 
-func newTripsTable(t *testing.T, dir string, partitioned bool) *hudi.Table {
+func newTripsTable(t *testing.T, dir string, partitioned bool, settings ...map[string]string) *hudi.Table {
 	t.Helper()
 	co := hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts", Schema: benchdata.TripsDDL}
+	if len(settings) > 0 {
+		co.Settings = settings[0]
+	}
 	if partitioned {
 		co.PartitionFields, co.HiveStyle = []string{"city"}, true
 	}
@@ -94,12 +102,12 @@ func TestWriteReaderMatchesWrite(t *testing.T) {
 			defer benchdata.Release(batches)
 			o := hudi.WriteOptions{Operation: "bulk_insert", Settings: tc.settings}
 
-			slice := newTripsTable(t, filepath.Join(t.TempDir(), "slice"), tc.partitioned)
+			slice := newTripsTable(t, filepath.Join(t.TempDir(), "slice"), tc.partitioned, tc.create)
 			want, err := slice.Write(ctx, batches, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stream := newTripsTable(t, filepath.Join(t.TempDir(), "stream"), tc.partitioned)
+			stream := newTripsTable(t, filepath.Join(t.TempDir(), "stream"), tc.partitioned, tc.create)
 			rdr, err := array.NewRecordReader(benchdata.TripsSchema, batches)
 			if err != nil {
 				t.Fatal(err)
@@ -145,13 +153,36 @@ func tableRows(t *testing.T, tb *hudi.Table, instant string) (rows, files []stri
 	}
 	byFile := map[string][]string{}
 	err = s.Run(ctx, func(rec arrow.Record) error {
-		str := func(i int) *array.String { return rec.Column(i).(*array.String) }
-		commit, seq, key, part, file := str(0), str(1), str(2), str(3), str(4)
-		uuid, city := str(6), str(10)
+		col := func(name string) int {
+			for i, f := range rec.Schema().Fields() {
+				if f.Name == name {
+					return i
+				}
+			}
+			t.Fatalf("no column %s in %s", name, rec.Schema())
+			return -1
+		}
+		str := func(name string) *array.String { return rec.Column(col(name)).(*array.String) }
+		commit, seq, key, part, file := str("_hoodie_commit_time"), str("_hoodie_commit_seqno"), str("_hoodie_record_key"),
+			str("_hoodie_partition_path"), str("_hoodie_file_name")
+		uuid, city := str("uuid"), str("city")
 		for i := 0; i < int(rec.NumRows()); i++ {
 			m := baseFileName.FindStringSubmatch(file.Value(i))
 			if m == nil || m[2] != m[3] || m[4] != instant {
-				return fmt.Errorf("row %s: file name %q is not a base file of %s", key.Value(i), file.Value(i), instant)
+				return fmt.Errorf("row %s: file name %q is not a base file of %s", uuid.Value(i), file.Value(i), instant)
+			}
+			var data []string
+			for _, f := range benchdata.TripsSchema.Fields() {
+				data = append(data, rec.Column(col(f.Name)).ValueStr(i))
+			}
+			if commit.IsNull(i) {
+				// Virtual keys: only the file name is stored.
+				if seq.IsValid(i) || key.IsValid(i) || part.IsValid(i) {
+					return fmt.Errorf("row %s: virtual keys but seqno/key/partition %q/%q/%q", uuid.Value(i), seq.Value(i), key.Value(i), part.Value(i))
+				}
+				rows = append(rows, "-|"+strings.Join(data, ","))
+				byFile[file.Value(i)] = append(byFile[file.Value(i)], uuid.Value(i))
+				continue
 			}
 			prefix := instant + "_" + m[2] + "_"
 			if commit.Value(i) != instant || !strings.HasPrefix(seq.Value(i), prefix) {
@@ -161,10 +192,6 @@ func tableRows(t *testing.T, tb *hudi.Table, instant string) (rows, files []stri
 				return fmt.Errorf("row key %s, uuid %s", key.Value(i), uuid.Value(i))
 			}
 			n := strings.TrimPrefix(seq.Value(i), prefix)
-			var data []string
-			for c := 5; c < int(rec.NumCols()); c++ {
-				data = append(data, rec.Column(c).ValueStr(i))
-			}
 			rows = append(rows, fmt.Sprintf("%s|%s|%s|%s", key.Value(i), part.Value(i), n, strings.Join(data, ",")))
 			if want := "city=" + city.Value(i); part.Value(i) != "" && part.Value(i) != want {
 				return fmt.Errorf("row %s in partition %s, want %s", key.Value(i), part.Value(i), want)
