@@ -35,6 +35,9 @@ type streamCase struct {
 	settings    map[string]string
 	create      map[string]string // table settings (hudi.CreateOptions.Settings)
 	minFiles    int               // files the write must produce (rollover cases)
+	// heavy cases are left to the run without -race (scripts/test's race run of this
+	// package is close to its 10-minute limit); lighter cases run the same concurrency.
+	heavy bool
 }
 
 // tripsIdx returns the trips rows [from, to) for which keep is true, as one batch.
@@ -50,6 +53,8 @@ func tripsIdx(from, to int, keep func(int) bool) arrow.Record {
 
 func streamCases() []streamCase {
 	notNY := func(i int) bool { return i%4 != 3 } // new_york only in the last batch
+	// snappy: the rollover cases write tens of thousands of rows, slow under -race with gzip
+	rollover := map[string]string{"hoodie.parquet.max.file.size": "65536", "hoodie.parquet.compression.codec": "snappy"}
 	return []streamCase{
 		{name: "partitioned, empty batch, late partition", partitioned: true, batches: func() []arrow.Record {
 			return []arrow.Record{tripsIdx(0, 1500, notNY), tripsIdx(0, 0, nil), tripsIdx(1500, 3000, notNY), tripsIdx(3000, 4100, nil)}
@@ -61,11 +66,12 @@ func streamCases() []streamCase {
 			return []arrow.Record{tripsIdx(0, 999, nil)}
 		}},
 		// Chunks of 8192 rows per partition cross batch boundaries (7000-row batches); a
-		// 64 KB file size limit rolls every partition over to a new file group after each.
-		{name: "rollover, partitioned", partitioned: true, settings: map[string]string{"hoodie.parquet.max.file.size": "65536"},
-			minFiles: 12, batches: func() []arrow.Record { return benchdata.Trips(84000, 7000, 3) }},
-		{name: "rollover, unpartitioned", settings: map[string]string{"hoodie.parquet.max.file.size": "65536"},
-			minFiles: 3, batches: func() []arrow.Record { return benchdata.Trips(30000, 5000, 3) }},
+		// 64 KB file size limit rolls every partition over to a new file group after each
+		// chunk.
+		{name: "rollover, partitioned", partitioned: true, settings: rollover, heavy: true,
+			minFiles: 8, batches: func() []arrow.Record { return benchdata.Trips(40000, 7000, 3) }},
+		{name: "rollover, unpartitioned", settings: rollover,
+			minFiles: 3, batches: func() []arrow.Record { return benchdata.Trips(20000, 5000, 3) }},
 		{name: "virtual keys", partitioned: true, create: map[string]string{"hoodie.populate.meta.fields": "false"},
 			batches: func() []arrow.Record { return benchdata.Trips(5000, 2000, 4) }},
 		{name: "dropped partition columns", partitioned: true, create: map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"},
@@ -98,6 +104,9 @@ func TestWriteReaderMatchesWrite(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range streamCases() {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.heavy && raceEnabled {
+				t.Skip("tens of thousands of rows: run without -race")
+			}
 			batches := tc.batches()
 			defer benchdata.Release(batches)
 			o := hudi.WriteOptions{Operation: "bulk_insert", Settings: tc.settings}
@@ -275,12 +284,12 @@ func TestWriteReaderFails(t *testing.T) {
 			before, _ := tableRows(t, tb, res0.Instant)
 
 			boom := errors.New("disk on fire")
-			more := benchdata.TripsRange(1000, 31000, 10000, 1)
+			more := benchdata.TripsRange(1000, 10000, 3000, 1)
 			defer benchdata.Release(more)
 			rdr := failingReader(more, boom)
 			defer rdr.Release()
 			_, err = tb.WriteReader(ctx, rdr, hudi.WriteOptions{Operation: "bulk_insert"})
-			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "read input batch 4 (after 30000 rows)") {
+			if !errors.Is(err, boom) || !strings.Contains(err.Error(), "read input batch 4 (after 9000 rows)") {
 				t.Fatalf("error %v, want the reader's wrapped with the batch it failed at", err)
 			}
 			reopened, err := hudi.Open(ctx, dir)
