@@ -72,6 +72,8 @@ func streamCases() []streamCase {
 			minFiles: 8, batches: func() []arrow.Record { return benchdata.Trips(40000, 7000, 3) }},
 		{name: "rollover, unpartitioned", settings: rollover,
 			minFiles: 3, batches: func() []arrow.Record { return benchdata.Trips(20000, 5000, 3) }},
+		{name: "merge-on-read", partitioned: true, create: map[string]string{"type": "mor"},
+			batches: func() []arrow.Record { return benchdata.Trips(5000, 2000, 4) }},
 		{name: "virtual keys", partitioned: true, create: map[string]string{"hoodie.populate.meta.fields": "false"},
 			batches: func() []arrow.Record { return benchdata.Trips(5000, 2000, 4) }},
 		{name: "dropped partition columns", partitioned: true, create: map[string]string{"hoodie.datasource.write.drop.partition.columns": "true"},
@@ -83,7 +85,11 @@ func newTripsTable(t *testing.T, dir string, partitioned bool, settings ...map[s
 	t.Helper()
 	co := hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts", Schema: benchdata.TripsDDL}
 	if len(settings) > 0 {
-		co.Settings = settings[0]
+		co.Settings = maps.Clone(settings[0])
+		if typ, ok := co.Settings["type"]; ok { // not a hoodie.* key: the table type
+			co.Type = typ
+			delete(co.Settings, "type")
+		}
 	}
 	if partitioned {
 		co.PartitionFields, co.HiveStyle = []string{"city"}, true
