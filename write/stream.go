@@ -24,8 +24,11 @@ import (
 // A bulk_insert with hoodie.bulkinsert.sort.mode NONE (the default), no duplicate policy,
 // no combining before insert and no delete marker streams: each batch's rows are routed,
 // as they are read, to an open base file of their partition (rolling over to a new file
-// group at hoodie.parquet.max.file.size), so the writer holds the open files' row groups
-// and a few batches, however many rows rdr yields. Its files, meta columns and commit are
+// group at hoodie.parquet.max.file.size), so the writer holds, however many rows rdr
+// yields, a few batches and per partition one open file: its row group's compressed pages
+// (up to hoodie.parquet.block.size) and a page of values per column (up to
+// hoodie.parquet.page.size). Java's NONE mode keeps a handle per partition open too; a
+// write into thousands of partitions holds thousands of open files either way. Its files, meta columns and commit are
 // those of Write's bulk_insert but for one thing: a partition's write task (the <task> of
 // _hoodie_commit_seqno "<instant>_<task>_<n>" and of the file names' write token) is
 // numbered in the order partitions first appear in the input, not in path order, which a
