@@ -2,7 +2,6 @@ package write
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -165,7 +164,7 @@ type streamer struct {
 	gen        *keygen.Generator
 	rowSchema  *arrow.Schema // input rows conformed and keyed: fileSchema + dropped partition columns
 	fileSchema *arrow.Schema // the write schema, no meta fields
-	input      *arrow.Schema // the reader's schema without meta fields: every batch's
+	input      *arrow.Schema // the reader's schema without meta fields, which every batch must have
 }
 
 // streamPiece is the rows of one partition in one input batch, in input order.
@@ -242,9 +241,6 @@ func (s *streamer) run(ctx context.Context, rdr array.RecordReader) ([]commitmet
 	return stats, nil
 }
 
-// errStopped ends the reading when a worker failed (its error is the write's).
-var errStopped = errors.New("stopped")
-
 // read routes rdr's batches to the workers' queues. It returns the reader's or the
 // routing's error; when a worker fails it stops and returns nil (the worker's error is
 // the context's cause).
@@ -262,11 +258,7 @@ func (s *streamer) read(ctx context.Context, rdr array.RecordReader, queues []ch
 		if !schema.WithoutMetaFields(b.Schema()).Equal(s.input) {
 			return fmt.Errorf("input batch %d has a different schema than the reader's", batch)
 		}
-		err := s.route(ctx, b, row0, delIdx, parts, queues)
-		if errors.Is(err, errStopped) {
-			return nil
-		}
-		if err != nil {
+		if queued, err := s.route(ctx, b, row0, delIdx, parts, queues); err != nil || !queued {
 			return err
 		}
 		row0 += b.NumRows()
@@ -280,12 +272,13 @@ func (s *streamer) read(ctx context.Context, rdr array.RecordReader, queues []ch
 
 // route conforms one batch and queues its live rows, a piece per partition, to the
 // partitions' workers. A partition new to the stream gets the next task number and a
-// worker (round robin).
+// worker (round robin). It reports false when it stopped because the context was
+// cancelled (a worker failed: its error is the write's).
 func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx int,
-	parts map[string]*streamPart, queues []chan streamPiece) error {
+	parts map[string]*streamPart, queues []chan streamPiece) (bool, error) {
 	full, err := schema.ConformRecord(s.w.o.Mem, b, s.rowSchema)
 	if err != nil {
-		return fmt.Errorf("input rows %d–%d: %w", row0+1, row0+b.NumRows(), err)
+		return false, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+b.NumRows(), err)
 	}
 	defer full.Release()
 	data := full
@@ -304,7 +297,7 @@ func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx
 	for i := 0; i < int(full.NumRows()); i++ {
 		path, err := s.gen.PartitionPath(full, i)
 		if err != nil {
-			return fmt.Errorf("input row %d: %w", row0+int64(i)+1, err)
+			return false, fmt.Errorf("input row %d: %w", row0+int64(i)+1, err)
 		}
 		// A soft delete of a new key writes nothing (Write's compact input drops it too).
 		if deleted != nil && deleted.IsValid(i) && deleted.Value(i) {
@@ -331,10 +324,10 @@ func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx
 		case queues[p.worker] <- piece:
 		case <-ctx.Done():
 			piece.release()
-			return errStopped
+			return false, nil
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // work writes the pieces of its queue into their partitions' files and, once the queue
