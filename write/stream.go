@@ -343,6 +343,8 @@ func (s *streamer) work(ctx context.Context, queue <-chan streamPiece) ([]commit
 		if err == nil {
 			if err = ctx.Err(); err == nil {
 				if piece.part.fw == nil && !piece.part.created {
+					// The partition's first piece (a partition has one worker): its
+					// files are this worker's to finish or abort.
 					open = append(open, piece.part)
 				}
 				buf, err = s.writePiece(ctx, piece, &stats, &scratch, buf)
@@ -446,9 +448,5 @@ func (s *streamer) open(ctx context.Context, p *streamPart) error {
 func (s *streamer) finish(ctx context.Context, p *streamPart) (commitmeta.WriteStat, error) {
 	fw := p.fw
 	p.fw = nil
-	st, err := fw.close(s.env.st, ctx)
-	if err != nil {
-		return st, err
-	}
-	return st, nil
+	return fw.close(s.env.st, ctx)
 }
