@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/keygen"
@@ -118,19 +119,20 @@ type WriteProgress = write.Progress
 // WriteResult summarizes a committed write.
 type WriteResult = write.Result
 
-// Write applies an operation with input batches in the table's columns and commits it.
-func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOptions) (*WriteResult, error) {
+// writeOptions turns o into the write package's options (and the config its hoodie.*
+// settings make, for the inline services after the commit).
+func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, error) {
 	op := write.Upsert
 	if o.Operation != "" {
 		var err error
 		if op, err = write.ParseOperation(o.Operation); err != nil {
-			return nil, err
+			return write.Options{}, nil, err
 		}
 	}
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
 	if err != nil {
-		return nil, err
+		return write.Options{}, nil, err
 	}
 	logWarnings(o.Logger, warnings)
 	wo := write.Options{
@@ -184,7 +186,40 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC
 	}
+	return wo, cfg, nil
+}
+
+// Write applies an operation with input batches in the table's columns and commits it.
+// The caller holds the whole input; WriteReader streams it where the operation allows.
+func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOptions) (*WriteResult, error) {
+	wo, cfg, err := t.writeOptions(o)
+	if err != nil {
+		return nil, err
+	}
 	res, err := write.Write(ctx, t.meta, batches, wo)
+	return t.afterWrite(ctx, cfg, o, res, err)
+}
+
+// WriteReader applies an operation with the rows of rdr (in the table's columns) and
+// commits it. A bulk_insert with hoodie.bulkinsert.sort.mode=NONE (the default) streams:
+// rows go to their partition's open base file as they are read, so memory is bounded by
+// the open files (one per partition: a row group and a page per column) and a few
+// batches, not by the input's size. Other
+// operations and sort modes read rdr to the end first, as Write's caller would: they
+// need the whole input for the index lookup, precombining or sorting (see
+// write.WriteReader). rdr is read, not released.
+func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o WriteOptions) (*WriteResult, error) {
+	wo, cfg, err := t.writeOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
+	return t.afterWrite(ctx, cfg, o, res, err)
+}
+
+// afterWrite reloads the handle after a committed write and runs the inline table
+// services.
+func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptions, res *WriteResult, err error) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// TestTiny runs every workload at a tiny size (5k rows, one pair) so the command keeps
-// building and its correctness checks keep passing. It says nothing about speed.
+// TestTiny runs every workload at a tiny size (5k rows, one pair, the scaling cases too)
+// so the command keeps building and its correctness checks keep passing. It says nothing
+// about speed.
 func TestTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every workload once (~20 s)")
 	}
-	cfg := Config{Short: true, Rows: 5_000, Pairs: 1, Commits: 6, CommitRows: 50, Seed: 7,
+	cfg := Config{Short: true, ForceScaling: true, Rows: 5_000, Pairs: 1, Commits: 6, CommitRows: 50, Seed: 7,
 		PlanSizes: [][2]int{{20, 200}}, Lookups: 2, Dir: t.TempDir()}
 	cfg.defaults()
 	var log bytes.Buffer

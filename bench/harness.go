@@ -22,13 +22,15 @@ import (
 
 // Config sizes a run.
 type Config struct {
-	Short      bool
-	Rows       int
-	Pairs      int
-	Scaling    bool // run the 2×-data scaling comparisons
-	Commits    int  // W7
-	CommitRows int  // W7
-	Seed       int
+	Short   bool
+	Rows    int
+	Pairs   int
+	Scaling bool // run the 2×-data scaling comparisons
+	// ForceScaling runs them with Short too (-scaling): a quick look at how a case scales.
+	ForceScaling bool
+	Commits      int // W7
+	CommitRows   int // W7
+	Seed         int
 	// PlanSizes are W5's (commits, files) table sizes (default 100/1,000 and 10k/100k).
 	PlanSizes [][2]int
 	// Lookups is W6's number of point lookups per timed run (default 20).

@@ -26,6 +26,7 @@ func main() {
 	var cfg Config
 	var only, out string
 	flag.BoolVar(&cfg.Short, "short", false, "1M rows, 3 pairs, no scaling runs, fewer W7 commits")
+	flag.BoolVar(&cfg.ForceScaling, "scaling", false, "run the 2×-data scaling comparisons with -short too")
 	flag.IntVar(&cfg.Rows, "rows", 0, "rows of the main data set (default 5M, 1M with -short)")
 	flag.IntVar(&cfg.Pairs, "pairs", 0, "A/B pairs per comparison (default 5, 3 with -short)")
 	flag.IntVar(&cfg.Commits, "commits", 0, "W7: small upsert commits in a row (default 1000, 200 with -short)")
@@ -85,7 +86,7 @@ func (c *Config) defaults() {
 	if c.Lookups == 0 {
 		c.Lookups = 20
 	}
-	c.Scaling = !c.Short
+	c.Scaling = !c.Short || c.ForceScaling
 }
 
 func hostInfo() map[string]string {

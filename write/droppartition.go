@@ -48,11 +48,7 @@ func DataFileSchema(cfg *table.Config, s *arrow.Schema) (*arrow.Schema, bool) {
 // lacks them, e.g. a delete_partition without rows) — the table's
 // Config.WithPartitionColumns with the input as the type source. Without dropped columns it
 // is the file schema itself.
-func rowSchema(cfg *table.Config, file *arrow.Schema, batches []arrow.Record) (*arrow.Schema, error) {
-	var input *arrow.Schema
-	if len(batches) > 0 {
-		input = batches[0].Schema()
-	}
+func rowSchema(cfg *table.Config, file *arrow.Schema, input *arrow.Schema) (*arrow.Schema, error) {
 	return cfg.WithPartitionColumns(file, input)
 }
 

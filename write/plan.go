@@ -457,13 +457,17 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	return stats, nil
 }
 
+// createChunk is the number of records createFiles (and the streaming bulk_insert)
+// assembles and writes at a time; a file may roll over to a new file group between chunks.
+const createChunk = 8192
+
 func token(task int) spec.WriteToken { return spec.WriteToken(fmt.Sprintf("%d-1-%d", task, task)) }
 
 // createFiles writes records into new file groups, rolling over to another group when a
 // file reaches hoodie.parquet.max.file.size.
 func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition string, recs recordSource, fixedID spec.FileID, task int) ([]commitmeta.WriteStat, error) {
 	var stats []commitmeta.WriteStat
-	const chunk = 8192
+	const chunk = createChunk
 	var buf []incoming // a chunk's records when recs builds them
 	var scratch metaScratch
 	var fw *fileWriter

@@ -33,39 +33,9 @@ var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
 // _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
 // already written belong to a pending instant that the next writer rolls back.
 func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Options) (*Result, error) {
-	o = o.withDefaults()
-	if err := checkWritable(t); err != nil {
-		return nil, err
-	}
-	if err := checkMetaFieldsSetting(t, o); err != nil {
-		return nil, err
-	}
-	if o.Parallelism <= 0 {
-		o.Parallelism = runtime.GOMAXPROCS(0)
-	}
-	// Always plan against the timeline as it is now: a handle opened before earlier
-	// commits would otherwise miss their files (and duplicate updated keys).
-	t, err := table.Open(ctx, t.Storage)
+	t, o, res, err := openForWrite(ctx, t, o)
 	if err != nil {
 		return nil, err
-	}
-	res := &Result{Operation: string(o.Operation)}
-	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
-	for _, r := range rolled {
-		res.RolledBack = append(res.RolledBack, string(r))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
-		return nil, err
-	} else if had {
-		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
-	}
-	if len(rolled) > 0 {
-		if t, err = table.Open(ctx, t.Storage); err != nil {
-			return nil, err
-		}
 	}
 	var deletes [][]bool
 	if o.DeleteMarker != "" {
@@ -76,7 +46,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		defer releaseRecords(stripped)
 		batches, deletes = stripped, marks
 	}
-	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, batches, o)
+	input, err := batchesSchema(batches)
+	if err != nil {
+		return nil, err
+	}
+	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -87,20 +61,13 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	// Keys and partition paths come from the full row, dropped partition columns included.
-	rows, err := rowSchema(t.Config, writeSchema, batches)
+	rows, err := rowSchema(t.Config, writeSchema, input)
 	if err != nil {
 		return nil, err
 	}
-	gen, err := keygen.New(keygen.Options{
-		KeyGenerator:    t.Config.KeyGenerator(),
-		RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(),
-		HiveStyle:       t.Config.HiveStylePartitioning(),
-		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           t.Config.Props.Map(),
-	}, rows)
+	gen, err := tableKeyGen(t, rows)
 	if err != nil {
-		return nil, fmt.Errorf("key generator: %w", err)
+		return nil, err
 	}
 	if len(o.BucketHashFields) == 0 {
 		o.BucketHashFields = t.Config.RecordKeyFields()
@@ -191,6 +158,56 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	if err := complete(ctx, txn, o, res, action, avroSchema, stats, pl.replaced); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// openForWrite checks that the write can go ahead and returns the table as it is now,
+// failed writes rolled back (their instants in the result), and o with its defaults.
+func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table, Options, *Result, error) {
+	o = o.withDefaults()
+	if err := checkWritable(t); err != nil {
+		return nil, o, nil, err
+	}
+	if err := checkMetaFieldsSetting(t, o); err != nil {
+		return nil, o, nil, err
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	// Always plan against the timeline as it is now: a handle opened before earlier
+	// commits would otherwise miss their files (and duplicate updated keys).
+	t, err := table.Open(ctx, t.Storage)
+	if err != nil {
+		return nil, o, nil, err
+	}
+	res := &Result{Operation: string(o.Operation)}
+	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
+	for _, r := range rolled {
+		res.RolledBack = append(res.RolledBack, string(r))
+	}
+	if err != nil {
+		return nil, o, nil, err
+	}
+	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
+		return nil, o, nil, err
+	} else if had {
+		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
+	}
+	if len(rolled) > 0 {
+		if t, err = table.Open(ctx, t.Storage); err != nil {
+			return nil, o, nil, err
+		}
+	}
+	return t, o, res, nil
+}
+
+// complete commits txn with the write's stats (and, for a replace operation, the file
+// groups it replaces) and fills res from them.
+func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, action spec.Action, avroSchema string,
+	stats []commitmeta.WriteStat, replaced map[string][]spec.FileID) error {
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
 		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: o.Operation.WriteOperationType()}
 	for _, s := range stats {
@@ -203,7 +220,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	if o.Operation.isReplace() {
 		meta.PartitionToReplaceFileIDs = map[string][]string{}
-		for p, ids := range pl.replaced {
+		for p, ids := range replaced {
 			for _, id := range ids {
 				meta.PartitionToReplaceFileIDs[p] = append(meta.PartitionToReplaceFileIDs[p], string(id))
 			}
@@ -211,11 +228,27 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	o.progress(Progress{Phase: PhaseCommit})
 	if err := txn.Complete(ctx, meta); err != nil {
-		return nil, err
+		return err
 	}
 	res.Instant = string(txn.Instant)
 	res.Action = string(action)
-	return res, nil
+	return nil
+}
+
+// tableKeyGen is the table's key generator over input rows of schema rows.
+func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {
+	gen, err := keygen.New(keygen.Options{
+		KeyGenerator:    t.Config.KeyGenerator(),
+		RecordKeyFields: t.Config.RecordKeyFields(),
+		PartitionFields: t.Config.PartitionFieldsRaw(),
+		HiveStyle:       t.Config.HiveStylePartitioning(),
+		URLEncode:       t.Config.URLEncodePartitioning(),
+		Props:           t.Config.Props.Map(),
+	}, rows)
+	if err != nil {
+		return nil, fmt.Errorf("key generator: %w", err)
+	}
+	return gen, nil
 }
 
 func checkWritable(t *table.Table) error {
@@ -234,8 +267,9 @@ func checkWritable(t *table.Table) error {
 
 // resolveWriteSchema returns the schema rows are written with — the table schema evolved
 // by the input's (new nullable columns, promotions), checked before anything is written —
-// and its Avro form for commit metadata.
-func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Record, o Options) (*arrow.Schema, string, error) {
+// and its Avro form for commit metadata. input is the input rows' schema (nil without
+// input rows); its _hoodie_* columns are ignored.
+func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (*arrow.Schema, string, error) {
 	tableAvro, err := t.SchemaAt(ctx, "")
 	if err != nil {
 		return nil, "", err
@@ -252,14 +286,8 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 	// input's partition columns only key the rows.
 	tableSchema, stripped := DataFileSchema(t.Config, tableSchema)
 	var inputSchema *arrow.Schema
-	if len(batches) > 0 {
-		inputSchema = schema.WithoutMetaFields(batches[0].Schema())
-		for i, b := range batches[1:] {
-			if !schema.WithoutMetaFields(b.Schema()).Equal(inputSchema) {
-				return nil, "", fmt.Errorf("input batch %d has a different schema than the first", i+2)
-			}
-		}
-		inputSchema, _ = DataFileSchema(t.Config, inputSchema)
+	if input != nil {
+		inputSchema, _ = DataFileSchema(t.Config, schema.WithoutMetaFields(input))
 	}
 	switch {
 	case tableSchema == nil && inputSchema == nil:
@@ -285,6 +313,21 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, batches []arrow.Rec
 	}
 	s, err := schema.ToAvro(evolved, t.Config.Name())
 	return evolved, s, err
+}
+
+// batchesSchema is the schema of the input batches (nil for none), all of which must
+// have the first one's columns (_hoodie_* columns aside).
+func batchesSchema(batches []arrow.Record) (*arrow.Schema, error) {
+	if len(batches) == 0 {
+		return nil, nil
+	}
+	first := schema.WithoutMetaFields(batches[0].Schema())
+	for i, b := range batches[1:] {
+		if !schema.WithoutMetaFields(b.Schema()).Equal(first) {
+			return nil, fmt.Errorf("input batch %d has a different schema than the first", i+2)
+		}
+	}
+	return batches[0].Schema(), nil
 }
 
 // requestedReplaceSchema is HoodieRequestedReplaceMetadata as Java 0.14 embeds it in

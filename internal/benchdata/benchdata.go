@@ -56,6 +56,24 @@ func TripsRange(from, to, batch, seed int) []arrow.Record {
 	return out
 }
 
+// TripsReader yields rows [0, n) as Trips(n, batch, seed) does, each batch built only
+// when the reader is advanced to it (and released on the next Next), so a streaming
+// writer's memory can be measured without the input held: at most one batch of it is
+// live at a time.
+func TripsReader(n, batch, seed int) array.RecordReader {
+	return array.ReaderFromIter(TripsSchema, func(yield func(arrow.RecordBatch, error) bool) {
+		for start := 0; start < n; start += batch {
+			idx := make([]int, 0, min(batch, n-start))
+			for i := start; i < min(n, start+batch); i++ {
+				idx = append(idx, i)
+			}
+			if !yield(TripsRows(idx, seed, 0, -1), nil) {
+				return
+			}
+		}
+	})
+}
+
 // TripsRows builds one batch of the given rows. tsBump is added to ts; a fare >= 0
 // replaces every fare (an update batch).
 func TripsRows(idx []int, seed int, tsBump int64, fare float64) arrow.Record {
@@ -155,31 +173,47 @@ func wideStr(i, j, seed int) string {
 func Wide(n, batch, seed int) []arrow.Record {
 	var out []arrow.Record
 	for start := 0; start < n; start += batch {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, WideSchema)
-		end := min(n, start+batch)
-		b.Reserve(end - start)
-		for i := start; i < end; i++ {
-			b.Field(0).(*array.StringBuilder).Append(WideKey(i))
-			b.Field(1).(*array.Int64Builder).Append(TripsTs(i))
-			b.Field(2).(*array.StringBuilder).Append(Cities[i%len(Cities)])
-			c := 3
-			for j := 0; j < wideInts; j++ {
-				b.Field(c).(*array.Int64Builder).Append(wideInt(i, j, seed))
-				c++
-			}
-			for j := 0; j < wideDoubles; j++ {
-				b.Field(c).(*array.Float64Builder).Append(float64(wideInt(i, j+wideInts, seed)) / 100)
-				c++
-			}
-			for j := 0; j < wideStrings; j++ {
-				b.Field(c).(*array.StringBuilder).Append(wideStr(i, j, seed))
-				c++
-			}
-		}
-		out = append(out, b.NewRecord())
-		b.Release()
+		out = append(out, wideRows(start, min(n, start+batch), seed))
 	}
 	return out
+}
+
+// WideReader yields the rows of Wide(n, batch, seed), each batch built only when the
+// reader is advanced to it (see TripsReader).
+func WideReader(n, batch, seed int) array.RecordReader {
+	return array.ReaderFromIter(WideSchema, func(yield func(arrow.RecordBatch, error) bool) {
+		for start := 0; start < n; start += batch {
+			if !yield(wideRows(start, min(n, start+batch), seed), nil) {
+				return
+			}
+		}
+	})
+}
+
+// wideRows builds wide rows [start, end) as one batch.
+func wideRows(start, end, seed int) arrow.Record {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, WideSchema)
+	defer b.Release()
+	b.Reserve(end - start)
+	for i := start; i < end; i++ {
+		b.Field(0).(*array.StringBuilder).Append(WideKey(i))
+		b.Field(1).(*array.Int64Builder).Append(TripsTs(i))
+		b.Field(2).(*array.StringBuilder).Append(Cities[i%len(Cities)])
+		c := 3
+		for j := 0; j < wideInts; j++ {
+			b.Field(c).(*array.Int64Builder).Append(wideInt(i, j, seed))
+			c++
+		}
+		for j := 0; j < wideDoubles; j++ {
+			b.Field(c).(*array.Float64Builder).Append(float64(wideInt(i, j+wideInts, seed)) / 100)
+			c++
+		}
+		for j := 0; j < wideStrings; j++ {
+			b.Field(c).(*array.StringBuilder).Append(wideStr(i, j, seed))
+			c++
+		}
+	}
+	return b.NewRecord()
 }
 
 // WideSQL is a DuckDB SELECT producing the same rows as Wide(n, _, seed).

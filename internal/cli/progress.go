@@ -40,14 +40,6 @@ func newProgressPrinter(w io.Writer, mode string) (*progressPrinter, error) {
 	return p, nil
 }
 
-// inputRead reports rows decoded from the input so far (before the write starts).
-func (p *progressPrinter) inputRead(rows int64) {
-	if p == nil {
-		return
-	}
-	p.report(hudi.WriteProgress{Phase: "read input", Done: rows})
-}
-
 func (p *progressPrinter) report(pr hudi.WriteProgress) {
 	if p == nil {
 		return

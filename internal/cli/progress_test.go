@@ -18,10 +18,17 @@ func TestWriteProgressOnStderr(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("write: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"read input 2 rows", "input 2 rows", "index lookup", "write files 2/2", "commit", "table services clean"} {
+	// The input is read by the write (Table.WriteReader), which reports it as its input phase.
+	for _, want := range []string{"input 2 rows", "index lookup", "write files 2/2", "commit", "table services clean"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	// A streamed bulk_insert reports the rows as it reads them and its files when done.
+	bulk := writeInput(t, `{"ts":1,"uuid":"c","rider":"r3","fare":1.5,"city":"sf"}`, `{"ts":1,"uuid":"d","rider":"r4","fare":2.5,"city":"la"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "bulk_insert", "--input", bulk, "--progress", "always"); code != 0 ||
+		!strings.Contains(stderr, "input 2 rows") || !strings.Contains(stderr, "write files 2/2") || !strings.Contains(stderr, "commit") {
+		t.Errorf("bulk_insert progress: exit %d, stderr:\n%s", code, stderr)
 	}
 	if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "committed commit ") {
 		t.Errorf("stdout should hold only the summary, got %q", out)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/spf13/cobra"
 
@@ -146,23 +147,26 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 	if err != nil {
 		return err
 	}
-	var batches []arrow.Record
-	defer func() {
-		for _, b := range batches {
-			b.Release()
-		}
-	}()
-	if input != "" {
-		batches, err = readInput(ctx, t, input, inputFormat, pp)
-		if err != nil {
-			return err
-		}
-	}
 	wo := hudi.WriteOptions{Operation: op, Settings: settings, Logger: e.logger}
 	if pp != nil {
 		wo.Progress = pp.report
 	}
-	res, err := t.Write(ctx, batches, wo)
+	var res *hudi.WriteResult
+	if input == "" {
+		res, err = t.Write(ctx, nil, wo)
+	} else {
+		// The input is decoded as the write reads it: a bulk_insert streams it into its
+		// files (memory bounded whatever the input's size), other operations read it all
+		// first (Table.WriteReader).
+		var rdr array.RecordReader
+		var done func()
+		if rdr, done, err = inputReader(ctx, t, input, inputFormat); err != nil {
+			return err
+		}
+		res, err = t.WriteReader(ctx, rdr, wo)
+		rdr.Release()
+		done()
+	}
 	if err != nil {
 		return err
 	}
@@ -174,62 +178,69 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 	return nil
 }
 
-// readInput decodes the input rows with the table's schema (plus the meta columns, which
-// are accepted and ignored).
-func readInput(ctx context.Context, t *hudi.Table, input, inputFormat string, pp *progressPrinter) ([]arrow.Record, error) {
-	var rows int64
+// inputReader returns a reader that decodes the input rows, with the table's schema (plus
+// the meta columns, which are accepted and ignored) for JSON Lines, batch by batch as it
+// is read, and done, which closes the input after the reader is released.
+func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) (array.RecordReader, func(), error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
+	done := func() {}
 	if input != "-" {
 		f, err := os.Open(input)
 		if err != nil {
-			return nil, fmt.Errorf("input: %w", err)
+			return nil, nil, fmt.Errorf("input: %w", err)
 		}
-		defer f.Close()
+		done = func() { f.Close() }
 		r, name = f, input
 		if inputFormat == "parquet" {
 			st, err := f.Stat()
 			if err != nil {
-				return nil, err
+				f.Close()
+				return nil, nil, err
 			}
 			pf, err := parquet.Open(f, st.Size(), input, memory.DefaultAllocator, 0)
 			if err != nil {
-				return nil, err
+				f.Close()
+				return nil, nil, err
 			}
-			defer pf.Close()
-			var out []arrow.Record
-			err = pf.ReadBatches(ctx, nil, nil, func(rec arrow.Record) error {
-				rec.Retain()
-				out = append(out, rec)
-				rows += rec.NumRows()
-				pp.inputRead(rows)
-				return nil
-			})
-			return out, err
+			done = func() { pf.Close(); f.Close() }
+			errStop := errors.New("reader released")
+			return array.ReaderFromIter(pf.Schema(), func(yield func(arrow.RecordBatch, error) bool) {
+				err := pf.ReadBatches(ctx, nil, nil, func(rec arrow.Record) error {
+					rec.Retain() // the reader releases it when it moves on
+					if !yield(rec, nil) {
+						return errStop
+					}
+					return nil
+				})
+				if err != nil && !errors.Is(err, errStop) {
+					yield(nil, fmt.Errorf("input %s: %w", name, err))
+				}
+			}), done, nil
 		}
 	} else if inputFormat == "parquet" {
-		return nil, usagef("parquet input must be a file, not stdin")
+		return nil, nil, usagef("parquet input must be a file, not stdin")
 	}
 	// The table schema plus the partition columns a drop.partition.columns table leaves
 	// out of it: input rows carry them, and they key the rows.
 	sc, err := t.Meta().InputSchema(ctx)
+	if err == nil && sc == nil {
+		err = errors.New("the table records no schema to read the input with")
+	}
 	if err != nil {
-		return nil, err
+		done()
+		return nil, nil, err
 	}
-	if sc == nil {
-		return nil, errors.New("the table records no schema to read the input with")
-	}
-	var out []arrow.Record
-	for rec, err := range jsonl.Decode(r, schema.WithMetaFields(sc), memory.DefaultAllocator, 0) {
-		if err != nil {
-			for _, o := range out {
-				o.Release()
+	withMeta := schema.WithMetaFields(sc)
+	return array.ReaderFromIter(withMeta, func(yield func(arrow.RecordBatch, error) bool) {
+		for rec, err := range jsonl.Decode(r, withMeta, memory.DefaultAllocator, 0) {
+			if err != nil {
+				yield(nil, fmt.Errorf("input %s: %w", name, err))
+				return
 			}
-			return nil, fmt.Errorf("input %s: %w", name, err)
+			if !yield(rec, nil) { // the reader owns rec (it releases it)
+				return
+			}
 		}
-		out = append(out, rec)
-		rows += rec.NumRows()
-		pp.inputRead(rows)
-	}
-	return out, nil
+	}), done, nil
 }
