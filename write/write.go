@@ -44,8 +44,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	// Always plan against the timeline as it is now: a handle opened before earlier
-	// commits would otherwise miss their files (and duplicate updated keys).
-	t, err := table.Open(ctx, t.Storage)
+	// commits would otherwise miss their files (and duplicate updated keys). Reopen keeps
+	// the handle's cache of decoded commit metadata and footers.
+	t, err := t.Reopen(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
-		if t, err = table.Open(ctx, t.Storage); err != nil {
+		if t, err = t.Reopen(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -131,6 +132,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	// Footer keys cached for the index are kept only for the latest base files: older
+	// versions are never candidates again.
+	latest := map[string]bool{}
+	for _, g := range view.Groups {
+		if sl := g.Latest(); sl != nil && sl.Base != nil {
+			latest[sl.Base.Path] = true
+		}
+	}
+	t.RetainFooterKeys(func(p string) bool { return latest[p] })
 	rules, err := merge.RulesFor("", o.PayloadClass, ordering != "")
 	if err != nil {
 		return nil, err
