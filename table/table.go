@@ -40,6 +40,9 @@ type cache struct {
 	mu      sync.Mutex
 	commits map[string]*commitmeta.CommitMetadata // by completed instant file path
 	footers map[fileRef]parquet.FooterKeys
+	// decoded holds full footers decoded by an index lookup for the merge of the same
+	// file that follows in the same write (TakeFooter).
+	decoded map[fileRef]parquet.Footer
 }
 
 // fileRef names one version of a file: base files are immutable, and the size guards
@@ -50,7 +53,8 @@ type fileRef struct {
 }
 
 func newCache() *cache {
-	return &cache{commits: map[string]*commitmeta.CommitMetadata{}, footers: map[fileRef]parquet.FooterKeys{}}
+	return &cache{commits: map[string]*commitmeta.CommitMetadata{}, footers: map[fileRef]parquet.FooterKeys{},
+		decoded: map[fileRef]parquet.Footer{}}
 }
 
 // Open loads a table's config and active timeline.
@@ -122,6 +126,32 @@ func (t *Table) RetainFooterKeys(keep func(path string) bool) {
 			delete(t.cache.footers, r)
 		}
 	}
+	for r := range t.cache.decoded {
+		if !keep(r.path) {
+			delete(t.cache.decoded, r)
+		}
+	}
+}
+
+// StashFooter keeps the decoded footer of the base file path of the given size for one
+// later TakeFooter (an index lookup that found keys in a file leaves its footer for the
+// merge that rewrites the file).
+func (t *Table) StashFooter(path string, size int64, ft parquet.Footer) {
+	t.cache.mu.Lock()
+	defer t.cache.mu.Unlock()
+	t.cache.decoded[fileRef{path, size}] = ft
+}
+
+// TakeFooter returns and forgets the footer stashed for the base file path of the
+// given size. Stashed footers a write does not take (it failed before its merges) are
+// dropped by RetainFooterKeys once the file is no longer a latest base file.
+func (t *Table) TakeFooter(path string, size int64) (parquet.Footer, bool) {
+	t.cache.mu.Lock()
+	defer t.cache.mu.Unlock()
+	r := fileRef{path, size}
+	ft, ok := t.cache.decoded[r]
+	delete(t.cache.decoded, r)
+	return ft, ok
 }
 
 // CommitMetadata decodes (once) the metadata of a completed data instant.

@@ -16,11 +16,28 @@ import (
 	"github.com/hudi-go/hudi/write"
 )
 
-// countingStorage counts the reads (Open and ReadFile) of each path.
+// countingStorage counts the reads (Open and ReadFile) of each path, and the reads of
+// each file's last byte (where Parquet footer reads start: one per footer decode or walk).
 type countingStorage struct {
 	storage.Storage
 	mu    sync.Mutex
 	reads map[string]int
+	tails map[string]int
+}
+
+type tailCounter struct {
+	storage.File
+	c    *countingStorage
+	path string
+}
+
+func (f tailCounter) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) >= f.Size() {
+		f.c.mu.Lock()
+		f.c.tails[f.path]++
+		f.c.mu.Unlock()
+	}
+	return f.File.ReadAt(p, off)
 }
 
 func (c *countingStorage) count(p string) {
@@ -31,7 +48,11 @@ func (c *countingStorage) count(p string) {
 
 func (c *countingStorage) Open(ctx context.Context, p string) (storage.File, error) {
 	c.count(p)
-	return c.Storage.Open(ctx, p)
+	f, err := c.Storage.Open(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return tailCounter{File: f, c: c, path: p}, nil
 }
 
 func (c *countingStorage) ReadFile(ctx context.Context, p string) ([]byte, error) {
@@ -44,7 +65,7 @@ func (c *countingStorage) take() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.reads
-	c.reads = map[string]int{}
+	c.reads, c.tails = map[string]int{}, map[string]int{}
 	return out
 }
 
@@ -67,7 +88,8 @@ func TestSmallCommitsReuseDecodedFiles(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
 		smallFileLimit int64
-	}{{"new files", -1}, {"small-file routing", 100 << 20}} {
+		newFiles       int // base files each commit writes
+	}{{"new files", -1, 2}, {"small-file routing", 100 << 20, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
@@ -76,7 +98,7 @@ func TestSmallCommitsReuseDecodedFiles(t *testing.T) {
 				Schema: "ts BIGINT, uuid STRING, rider STRING, driver STRING, fare DOUBLE, city STRING"}); err != nil {
 				t.Fatal(err)
 			}
-			cs := &countingStorage{Storage: local.New(dir), reads: map[string]int{}}
+			cs := &countingStorage{Storage: local.New(dir), reads: map[string]int{}, tails: map[string]int{}}
 			tbl, err := table.Open(ctx, cs)
 			if err != nil {
 				t.Fatal(err)
@@ -84,24 +106,37 @@ func TestSmallCommitsReuseDecodedFiles(t *testing.T) {
 			const commits = 6
 			for c := range commits {
 				cs.take() // count the last commit only
-				// Time-ordered keys: each new key is outside every older file's key range.
-				b := tripsBatch(int64(c), fmt.Sprintf("k%03d", c), "r", float64(c), "sf")
-				_, err := write.Write(ctx, tbl, []arrow.Record{b}, write.Options{Operation: write.Upsert,
+				// As bench W7: a new time-ordered key (outside every older file's key range)
+				// and an update of the previous commit's key.
+				batch := []arrow.Record{tripsBatch(int64(c), fmt.Sprintf("k%03d", c), "r", float64(c), "sf")}
+				if c > 0 {
+					batch = append(batch, tripsBatch(int64(c), fmt.Sprintf("k%03d", c-1), "r", float64(c), "sf"))
+				}
+				_, err := write.Write(ctx, tbl, batch, write.Options{Operation: write.Upsert,
 					IndexType: write.IndexBloom, SmallFileLimit: tc.smallFileLimit})
-				b.Release()
+				for _, b := range batch {
+					b.Release()
+				}
 				if err != nil {
 					t.Fatalf("commit %d: %v", c, err)
 				}
 			}
-			// In the last commit: the base files are read only for the one file the
-			// previous commit wrote (its footer is new) — and, with small-file routing, the
-			// rewrite of that file, which opens it again; commit metadata is read only for
-			// the previous commit.
+			// In the last commit: base files are read only for the files the previous
+			// commit wrote (their footers are new; one holds the updated key, so the merge
+			// rewrites it); commit metadata is read only for the previous commit.
+			tails := cs.tails
 			reads := cs.take()
 			parquetReads, commitReads := withSuffix(reads, ".parquet"), withSuffix(reads, ".commit")
-			wantFiles := 1
+			wantFiles := tc.newFiles
 			if len(parquetReads) > wantFiles {
 				t.Errorf("the last commit read %d base files, want %d: %v", len(parquetReads), wantFiles, parquetReads)
+			}
+			// Each file read: its footer walked for the key range, decoded to read the
+			// keys of the one in range, and not decoded again for its rewrite.
+			for p, n := range tails {
+				if strings.HasSuffix(p, ".parquet") && n > 2 {
+					t.Errorf("the last commit read the footer of %s %d times, want at most 2", p, n)
+				}
 			}
 			if len(commitReads) > 1 {
 				t.Errorf("the last commit read %d commit files, want 1: %v", len(commitReads), commitReads)

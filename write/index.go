@@ -207,6 +207,11 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 		leaves = append(leaves, ord...)
 	}
 	var hits []storedHit
+	defer func() {
+		if len(hits) > 0 && f.Size() == sl.Base.Size {
+			t.StashFooter(sl.Base.Path, sl.Base.Size, pf.Footer()) // for the merge of this file
+		}
+	}()
 	if !sk.virtual() && orderingCol == "" {
 		// Only the stored keys are needed: test each against the candidates straight from
 		// the decoded pages. Building Arrow string arrays for this was most of a scattered
