@@ -133,6 +133,14 @@ func (t *Table) RetainFooterKeys(keep func(path string) bool) {
 	}
 }
 
+// DropStashedFooters forgets every stashed footer: each holds its file's bloom filter
+// (~430 KB by default), and they are meant for the merges of one write only.
+func (t *Table) DropStashedFooters() {
+	t.cache.mu.Lock()
+	defer t.cache.mu.Unlock()
+	clear(t.cache.decoded)
+}
+
 // StashFooter keeps the decoded footer of the base file path of the given size for one
 // later TakeFooter (an index lookup that found keys in a file leaves its footer for the
 // merge that rewrites the file).
@@ -143,8 +151,9 @@ func (t *Table) StashFooter(path string, size int64, ft parquet.Footer) {
 }
 
 // TakeFooter returns and forgets the footer stashed for the base file path of the
-// given size. Stashed footers a write does not take (it failed before its merges) are
-// dropped by RetainFooterKeys once the file is no longer a latest base file.
+// given size. Footers a write does not take (a lookup that found keys it does not merge,
+// such as an insert dropping duplicates, or a write that failed) are dropped by
+// DropStashedFooters when the write ends.
 func (t *Table) TakeFooter(path string, size int64) (parquet.Footer, bool) {
 	t.cache.mu.Lock()
 	defer t.cache.mu.Unlock()

@@ -50,6 +50,8 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	// Footers the index lookup stashes for this write's merges are not kept beyond it.
+	defer t.DropStashedFooters()
 	res := &Result{Operation: string(o.Operation)}
 	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
 	for _, r := range rolled {
