@@ -92,9 +92,10 @@ func Join(elems ...string) string {
 }
 
 // DeleteTree removes a directory and everything below it through st. A missing
-// directory is not an error.
+// directory is not an error. It lists by name (ListNames): sizes are not needed, and a
+// commit removes its marker tree this way.
 func DeleteTree(ctx context.Context, st Storage, dir string) error {
-	entries, err := st.List(ctx, dir)
+	entries, err := ListNames(ctx, st, dir)
 	if err != nil {
 		if errors.Is(err, ErrNotExist) {
 			return nil

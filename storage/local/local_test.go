@@ -87,3 +87,31 @@ func TestListNamesMatchesList(t *testing.T) {
 		t.Fatalf("missing dir: want ErrNotExist, got %v", err)
 	}
 }
+
+// noStatList fails List, which stats every entry: DeleteTree must list by name.
+type noStatList struct{ *FS }
+
+func (noStatList) List(context.Context, string) ([]storage.FileInfo, error) {
+	return nil, errors.New("List called")
+}
+
+// A commit removes its marker tree with DeleteTree; it needs names only.
+func TestDeleteTreeListsNamesOnly(t *testing.T) {
+	ctx := context.Background()
+	fsys := New(t.TempDir())
+	for _, p := range []string{"m/i/p1/a.marker.CREATE", "m/i/p2/b.marker.MERGE", "m/i/c.marker.CREATE"} {
+		w, err := fsys.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := storage.DeleteTree(ctx, noStatList{fsys}, "m/i"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fsys.Stat(ctx, "m/i"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("after DeleteTree: %v", err)
+	}
+}
