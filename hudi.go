@@ -58,7 +58,7 @@ func storageFor(path string) (storage.Storage, error) {
 // see it. A failed reload keeps the old metadata: the next operation opens the table again
 // from storage anyway.
 func (t *Table) reload(ctx context.Context) {
-	if fresh, err := table.Open(ctx, t.meta.Storage); err == nil {
+	if fresh, err := t.meta.Reopen(ctx); err == nil {
 		t.meta = fresh
 	}
 }

@@ -60,7 +60,8 @@ func Load(ctx context.Context, st storage.Storage, version spec.TableVersion, ti
 		}
 		dir = storage.Join(MetaDir, timelinePath)
 	}
-	entries, err := st.List(ctx, dir)
+	// Only names are needed: a full List stats every file of .hoodie.
+	entries, err := storage.ListNames(ctx, st, dir)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotExist) && layout >= 2 {
 			entries = nil // a v8+ table before its first instant may lack the folder

@@ -13,7 +13,6 @@ import (
 	"github.com/hudi-go/hudi/schema"
 )
 
-
 // tripsRows is a trips-like batch with meta fields filled, as a deltacommit's log block
 // encodes it: every 7th fare is null, as is every 11th rider.
 func tripsRows(tb testing.TB, n int) (arrow.Record, string) {

@@ -17,6 +17,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
 )
 
 // location is where a stored record lives: its file group's latest slice.
@@ -52,7 +53,7 @@ func candidateFiles(view *fsview.View, records []incoming, global bool) []*fsvie
 // lookup). Only the record-key column of candidate files is read (with virtual keys, the
 // key fields' columns, keys rebuilt by sk's key generator); the BLOOM indexes first prune
 // files by the footer's min/max keys and bloom filter. Files are read on all cores.
-func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator, view *fsview.View, records []incoming,
+func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, view *fsview.View, records []incoming,
 	indexType string, parallelism int, sk storedKeys) (map[int]location, error) {
 	global := isGlobal(indexType)
 	files := candidateFiles(view, records, global)
@@ -85,7 +86,7 @@ func tagLocations(ctx context.Context, st storage.Storage, mem memory.Allocator,
 		return want[sl.Partition]
 	}
 	out := map[int]location{}
-	err := scanBaseFiles(ctx, st, mem, files, wanted, usesBloom(indexType), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
+	err := scanBaseFiles(ctx, t, mem, files, wanted, usesBloom(indexType), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
 		for _, h := range hits {
 			for _, i := range h.recs {
 				out[i] = location{slice: sl}
@@ -114,8 +115,9 @@ type storedHit struct {
 // scanBaseFiles looks the keys wanted(slice) up in each file's key column (pruned by key
 // range and, with useBloom, bloom filter), parallelism files at a time, and hands each
 // file's hits to found (called under a lock, one file at a time). orderingCol, if set, is
-// read along with the keys.
-func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator, files []*fsview.FileSlice,
+// read along with the keys. Footer keys come from t's cache when a previous lookup
+// through t (or the handle it was reopened from) read them.
+func scanBaseFiles(ctx context.Context, t *table.Table, mem memory.Allocator, files []*fsview.FileSlice,
 	wanted func(*fsview.FileSlice) *wantedKeys, useBloom bool, orderingCol string, parallelism int, sk storedKeys,
 	found func(*fsview.FileSlice, []storedHit)) error {
 	var mu sync.Mutex
@@ -132,7 +134,7 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 		go func(sl *fsview.FileSlice) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			hits, err := matchFile(ctx, st, mem, sl, keys, useBloom, orderingCol, sk)
+			hits, err := matchFile(ctx, t, mem, sl, keys, useBloom, orderingCol, sk)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -152,28 +154,35 @@ func scanBaseFiles(ctx context.Context, st storage.Storage, mem memory.Allocator
 
 // matchFile returns the wanted keys the base file holds, with their stored ordering values
 // when orderingCol is set.
-func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl *fsview.FileSlice, wanted *wantedKeys,
+func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fsview.FileSlice, wanted *wantedKeys,
 	useBloom bool, orderingCol string, sk storedKeys) ([]storedHit, error) {
-	f, err := st.Open(ctx, sl.Base.Path)
-	if err != nil {
-		return nil, fmt.Errorf("index lookup: %w", err)
-	}
-	defer f.Close()
+	// The file is opened only when needed: a file whose footer keys are cached and whose
+	// key range holds none of the wanted keys (all but one or two of a table's files for
+	// a batch of recent keys) costs no I/O at all.
+	lf := &lazyFile{ctx: ctx, st: t.Storage, path: sl.Base.Path}
+	defer lf.close()
 	// Every index prunes by the footer's key range: it is exact (a key outside it is not
 	// in the file). Java's SIMPLE index reads every candidate file; the result is the same.
 	// BLOOM then reads the file only if its filter may hold one of the keys in range.
 	// Virtual-key files have neither (no keys in the footer): every key may be there.
 	// The footer's key/values are read without decoding the whole footer (parquet.Open
 	// copies the ~570 KB bloom filter value through thrift), so the files a lookup rules
-	// out (all but one or two of a table's files for a batch of recent keys) are never
-	// opened as Parquet.
+	// out are never opened as Parquet.
 	keys := wanted.recs
 	if !sk.virtual() {
-		fk, err := parquet.ReadFooterKeys(f, f.Size())
-		if err != nil {
-			fk = parquet.FooterKeys{} // prune nothing; parquet.Open below reports a bad file
+		fk, ok := t.FooterKeys(sl.Base.Path, sl.Base.Size)
+		if !ok {
+			f, err := lf.open()
+			if err != nil {
+				return nil, fmt.Errorf("index lookup: %w", err)
+			}
+			if fk, err = parquet.ReadFooterKeys(f, f.Size()); err != nil {
+				fk = parquet.FooterKeys{} // prune nothing; parquet.Open below reports a bad file
+			} else if f.Size() == sl.Base.Size {
+				t.SetFooterKeys(sl.Base.Path, sl.Base.Size, fk)
+			}
 		}
-		candidates := fileCandidates(f, fk, wanted, useBloom)
+		candidates := fileCandidates(lf, fk, wanted, useBloom)
 		if len(candidates) == 0 {
 			return nil, nil
 		}
@@ -186,6 +195,10 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 				keys[k] = wanted.recs[k]
 			}
 		}
+	}
+	f, err := lf.open()
+	if err != nil {
+		return nil, fmt.Errorf("index lookup: %w", err)
 	}
 	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, mem, 0)
 	if err != nil {
@@ -204,6 +217,11 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 		leaves = append(leaves, ord...)
 	}
 	var hits []storedHit
+	defer func() {
+		if len(hits) > 0 && f.Size() == sl.Base.Size {
+			t.StashFooter(sl.Base.Path, sl.Base.Size, pf.Footer()) // for the merge of this file
+		}
+	}()
 	if !sk.virtual() && orderingCol == "" {
 		// Sized once for every candidate the file can hold: a file whose rows are all
 		// updated (bench W2's clustered batch: 50k hits) otherwise regrows the slice a
@@ -256,6 +274,39 @@ func matchFile(ctx context.Context, st storage.Storage, mem memory.Allocator, sl
 		return nil
 	})
 	return hits, err
+}
+
+// lazyFile is a base file opened on its first read (io.ReaderAt for the bloom filter).
+type lazyFile struct {
+	ctx  context.Context
+	st   storage.Storage
+	path string
+	f    storage.File
+}
+
+func (l *lazyFile) open() (storage.File, error) {
+	if l.f == nil {
+		f, err := l.st.Open(l.ctx, l.path)
+		if err != nil {
+			return nil, err
+		}
+		l.f = f
+	}
+	return l.f, nil
+}
+
+func (l *lazyFile) ReadAt(p []byte, off int64) (int, error) {
+	f, err := l.open()
+	if err != nil {
+		return 0, err
+	}
+	return f.ReadAt(p, off)
+}
+
+func (l *lazyFile) close() {
+	if l.f != nil {
+		l.f.Close()
+	}
 }
 
 // detachedOrdering is merge.OrderingAt with string and binary values copied out of the

@@ -155,7 +155,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		var locs map[int]location
 		if w.o.Operation != Insert {
 			var err error
-			locs, err = tagLocations(ctx, w.t.Storage, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism, w.keys)
+			locs, err = tagLocations(ctx, w.t, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism, w.keys)
 			if err != nil {
 				return nil, err
 			}
@@ -604,7 +604,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			fw.filter, fw.knownKeys = f, true
 		}
 	}
-	err = readBase(ctx, env, sl, onOpen, func(rec arrow.Record) error {
+	err = readBase(ctx, w.t, env, sl, onOpen, func(rec arrow.Record) error {
 		// A stored row's key: _hoodie_record_key, or with virtual keys the key generator
 		// over its data columns (Java's merge handle: oldRecord.getRecordKey(keyGenerator)).
 		keyOf, err := w.keys.keyer(rec, sl.Base.Path)
@@ -719,13 +719,15 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 
 // readBase streams a base file conformed to the output schema (older files may lack
 // columns added since; they read as null). onOpen, if set, sees the opened file first.
-func readBase(ctx context.Context, env *writeEnv, sl *fsview.FileSlice, onOpen func(*parquet.File), fn func(arrow.Record) error) error {
+func readBase(ctx context.Context, t *table.Table, env *writeEnv, sl *fsview.FileSlice, onOpen func(*parquet.File), fn func(arrow.Record) error) error {
 	f, err := env.st.Open(ctx, sl.Base.Path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, env.buffers(), 8192)
+	// The index lookup that routed the updates here decoded this file's footer already.
+	ft, _ := t.TakeFooter(sl.Base.Path, f.Size())
+	pf, err := parquet.OpenWithFooter(f, f.Size(), sl.Base.Path, env.buffers(), 8192, ft)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,8 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	// Footers the index lookup stashes for this write's merges are not kept beyond it.
+	defer t.DropStashedFooters()
 	var deletes [][]bool
 	if o.DeleteMarker != "" {
 		stripped, marks, err := splitDeleteMarker(batches, o.DeleteMarker)
@@ -98,6 +100,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
+	// Footer keys cached for the index are kept only for the latest base files: older
+	// versions are never candidates again.
+	latest := map[string]bool{}
+	for _, g := range view.Groups {
+		if sl := g.Latest(); sl != nil && sl.Base != nil {
+			latest[sl.Base.Path] = true
+		}
+	}
+	t.RetainFooterKeys(func(p string) bool { return latest[p] })
 	rules, err := merge.RulesFor("", o.PayloadClass, ordering != "")
 	if err != nil {
 		return nil, err
@@ -178,8 +189,9 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table,
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	// Always plan against the timeline as it is now: a handle opened before earlier
-	// commits would otherwise miss their files (and duplicate updated keys).
-	t, err := table.Open(ctx, t.Storage)
+	// commits would otherwise miss their files (and duplicate updated keys). Reopen keeps
+	// the handle's cache of decoded commit metadata and footers.
+	t, err := t.Reopen(ctx)
 	if err != nil {
 		return nil, o, nil, err
 	}
@@ -197,7 +209,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table,
 		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
-		if t, err = table.Open(ctx, t.Storage); err != nil {
+		if t, err = t.Reopen(ctx); err != nil {
 			return nil, o, nil, err
 		}
 	}

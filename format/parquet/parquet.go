@@ -37,7 +37,31 @@ type File struct {
 }
 
 // Open opens a Parquet file from random-access bytes. name is used in errors.
-func Open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSize int64) (f *File, err error) {
+func Open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSize int64) (*File, error) {
+	return open(r, size, name, mem, batchSize)
+}
+
+// Footer is a file's decoded footer (File.Footer), to open the same file again without
+// decoding it (OpenWithFooter). Decoding copies every footer key/value through thrift,
+// Hudi's ~430 KB bloom filter included: a writer's index lookup and the merge that
+// follows it open the same base file.
+type Footer struct {
+	md *metadata.FileMetaData
+}
+
+// Footer returns the file's decoded footer.
+func (f *File) Footer() Footer { return Footer{md: f.pr.MetaData()} }
+
+// OpenWithFooter is Open with the footer decoded by an earlier Open of the same file
+// (same path and size: base files are immutable).
+func OpenWithFooter(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSize int64, ft Footer) (*File, error) {
+	if ft.md == nil {
+		return open(r, size, name, mem, batchSize)
+	}
+	return open(r, size, name, mem, batchSize, file.WithMetadata(ft.md))
+}
+
+func open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSize int64, opts ...file.ReadOption) (f *File, err error) {
 	defer func() {
 		// arrow-go's footer decoding can panic on malformed metadata; bad bytes must
 		// become an error that names the file, never a crash.
@@ -48,7 +72,7 @@ func Open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSiz
 	if size < 12 {
 		return nil, fmt.Errorf("parquet file %s: %d bytes is too short to be Parquet (truncated?)", name, size)
 	}
-	pr, err := file.NewParquetReader(io.NewSectionReader(r, 0, size))
+	pr, err := file.NewParquetReader(io.NewSectionReader(r, 0, size), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("parquet file %s: %w", name, err)
 	}

@@ -99,6 +99,23 @@ func (l *FS) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
 	return out, nil
 }
 
+// ListNames lists a directory's children by name and kind, without a stat per entry
+// (the directory entries carry the file type on Linux file systems).
+func (l *FS) ListNames(ctx context.Context, dir string) ([]storage.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(l.abs(dir))
+	if err != nil {
+		return nil, wrap("list", l.abs(dir), err)
+	}
+	out := make([]storage.FileInfo, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, storage.FileInfo{Name: e.Name(), IsDir: e.IsDir()})
+	}
+	return out, nil
+}
+
 // Stat describes one path.
 func (l *FS) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
 	st, err := os.Stat(l.abs(p))
@@ -214,4 +231,7 @@ func (l *FS) MkdirAll(ctx context.Context, dir string) error {
 	return nil
 }
 
-var _ storage.Storage = (*FS)(nil)
+var (
+	_ storage.Storage    = (*FS)(nil)
+	_ storage.NameLister = (*FS)(nil)
+)

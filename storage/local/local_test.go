@@ -52,3 +52,66 @@ func TestCreateReadListDelete(t *testing.T) {
 		t.Fatalf("delete missing: %v", err)
 	}
 }
+
+// ListNames gives the same names and kinds as List, in the same order.
+func TestListNamesMatchesList(t *testing.T) {
+	ctx := context.Background()
+	fsys := New(t.TempDir())
+	for _, p := range []string{"d/x.commit", "d/a.inflight", "d/sub/f", "d/.temp/m"} {
+		w, err := fsys.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "x")
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := fsys.List(ctx, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := storage.ListNames(ctx, fsys, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(full) {
+		t.Fatalf("ListNames %+v, List %+v", names, full)
+	}
+	for i := range full {
+		if names[i].Name != full[i].Name || names[i].IsDir != full[i].IsDir {
+			t.Errorf("entry %d: ListNames %+v, List %+v", i, names[i], full[i])
+		}
+	}
+	if _, err := storage.ListNames(ctx, fsys, "nope"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("missing dir: want ErrNotExist, got %v", err)
+	}
+}
+
+// noStatList fails List, which stats every entry: DeleteTree must list by name.
+type noStatList struct{ *FS }
+
+func (noStatList) List(context.Context, string) ([]storage.FileInfo, error) {
+	return nil, errors.New("List called")
+}
+
+// A commit removes its marker tree with DeleteTree; it needs names only.
+func TestDeleteTreeListsNamesOnly(t *testing.T) {
+	ctx := context.Background()
+	fsys := New(t.TempDir())
+	for _, p := range []string{"m/i/p1/a.marker.CREATE", "m/i/p2/b.marker.MERGE", "m/i/c.marker.CREATE"} {
+		w, err := fsys.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := storage.DeleteTree(ctx, noStatList{fsys}, "m/i"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fsys.Stat(ctx, "m/i"); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("after DeleteTree: %v", err)
+	}
+}
