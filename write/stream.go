@@ -95,21 +95,7 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 		return nil, err
 	}
 	input := rdr.Schema()
-	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, input, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
-		return nil, err
-	}
-	if err := checkDropPartitionColumns(t); err != nil {
-		return nil, err
-	}
-	rows, err := rowSchema(t.Config, writeSchema, input)
-	if err != nil {
-		return nil, err
-	}
-	gen, err := tableKeyGen(t, rows)
+	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}

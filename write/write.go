@@ -52,22 +52,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	writeSchema, avroSchema, err := resolveWriteSchema(ctx, t, input, o)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
-		return nil, err
-	}
-	if err := checkDropPartitionColumns(t); err != nil {
-		return nil, err
-	}
-	// Keys and partition paths come from the full row, dropped partition columns included.
-	rows, err := rowSchema(t.Config, writeSchema, input)
-	if err != nil {
-		return nil, err
-	}
-	gen, err := tableKeyGen(t, rows)
+	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +233,30 @@ func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, acti
 }
 
 // tableKeyGen is the table's key generator over input rows of schema rows.
+// resolveInput settles what a write of rows shaped like input writes: the write schema
+// and its Avro form (resolveWriteSchema), the row schema that keys and partition paths
+// are computed from (the full row, dropped partition columns included), and the table's
+// key generator over it. Write and WriteReader start with it.
+func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (writeSchema *arrow.Schema, avroSchema string,
+	rows *arrow.Schema, gen *keygen.Generator, err error) {
+	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o); err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := checkDropPartitionColumns(t); err != nil {
+		return nil, "", nil, nil, err
+	}
+	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
+		return nil, "", nil, nil, err
+	}
+	if gen, err = tableKeyGen(t, rows); err != nil {
+		return nil, "", nil, nil, err
+	}
+	return writeSchema, avroSchema, rows, gen, nil
+}
+
 func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),

@@ -76,14 +76,23 @@ func (l *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	return b, nil
 }
 
-// List lists a directory's children.
-func (l *FS) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
+// readDir reads a directory's entries (List and ListNames).
+func (l *FS) readDir(ctx context.Context, dir string) ([]os.DirEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(l.abs(dir))
 	if err != nil {
 		return nil, wrap("list", l.abs(dir), err)
+	}
+	return entries, nil
+}
+
+// List lists a directory's children.
+func (l *FS) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
+	entries, err := l.readDir(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]storage.FileInfo, 0, len(entries))
 	for _, e := range entries {
@@ -102,12 +111,9 @@ func (l *FS) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
 // ListNames lists a directory's children by name and kind, without a stat per entry
 // (the directory entries carry the file type on Linux file systems).
 func (l *FS) ListNames(ctx context.Context, dir string) ([]storage.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(l.abs(dir))
+	entries, err := l.readDir(ctx, dir)
 	if err != nil {
-		return nil, wrap("list", l.abs(dir), err)
+		return nil, err
 	}
 	out := make([]storage.FileInfo, 0, len(entries))
 	for _, e := range entries {
