@@ -412,18 +412,26 @@ func TestWriteReaderOtherOperations(t *testing.T) {
 }
 
 // TestWriteReaderHeapBounded: the streaming bulk_insert's peak live heap does not grow
-// with the rows: 2n rows peak at most 1.3× (plus 8 MiB of slack for the few batches and
-// buffers a sample may catch in flight) what n rows peak at. The input is generated
-// lazily (benchdata.TripsReader), so the heap is what the writer holds; a small
-// hoodie.parquet.max.file.size makes each partition roll over to new files several
-// times at n rows already, so the open row groups are bounded too, and small pages keep
-// the open pages' sawtooth (which a longer run samples nearer its top) a few MiB.
-// Measured (four runs): 44–48 MiB at 200k rows, 49–51 at 400k (1.05–1.11×).
+// with the rows: 4n rows peak at most 1.5× plus 48 MiB what n rows peak at. A writer that
+// holds its input fails it (the reader drained into Write measured 63 MiB at 200k rows and
+// 181 at 800k, over the 142 allowed). The input is generated lazily (benchdata.TripsReader), so the heap is
+// what the writer holds; a small hoodie.parquet.max.file.size makes each partition roll
+// over to new files several times at n rows already, so the open row groups are bounded
+// too, and small pages keep the open pages' sawtooth a few MiB.
+//
+// Why 4× and an absolute slack rather than a tight 2× ratio: the peak is sampled, and a
+// short run is sampled fewer times, so its peak reads low (CI once measured 30 MiB at
+// 200k rows against 53 at 400k, where four earlier runs had read 44–51 for both). The
+// bound is set by the configuration, not the row count, so a longer run samples nearer
+// the same ceiling. Part of the slack is the writer's cache of constant meta columns
+// (meta.go constCache): up to 64 files' names, ~0.7 MB each at 8192 rows, which the tiny
+// files here fill (200k → 1.6M rows measured 44 → 75 MiB, the cache filling as files
+// accumulate; it starts over at 64).
 //
 // The live heap is measured after forced collections (runtime/metrics
 // /gc/heap/live:bytes is the heap marked live by the last GC), sampled by a goroutine
 // that collects every few milliseconds: garbage, which depends on GC timing, is never
-// counted, so the figure cannot flake with the collector's pacing.
+// counted.
 func TestWriteReaderHeapBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 600k rows")
@@ -434,11 +442,11 @@ func TestWriteReaderHeapBounded(t *testing.T) {
 	}
 	const n = 200_000
 	a := streamPeakLive(t, n)
-	b := streamPeakLive(t, 2*n)
-	t.Logf("peak live heap growth: %d rows %.1f MiB, %d rows %.1f MiB (%.2f×)", n, mib(a), 2*n, mib(b), float64(b)/float64(a))
-	if float64(b) > 1.3*float64(a)+8<<20 {
+	b := streamPeakLive(t, 4*n)
+	t.Logf("peak live heap growth: %d rows %.1f MiB, %d rows %.1f MiB (%.2f×)", n, mib(a), 4*n, mib(b), float64(b)/float64(a))
+	if float64(b) > 1.5*float64(a)+48<<20 {
 		t.Fatalf("streaming bulk_insert of %d rows peaks at %.1f MiB of live heap, of %d rows at %.1f MiB: "+
-			"the writer's memory grows with the input", 2*n, mib(b), n, mib(a))
+			"the writer's memory grows with the input", 4*n, mib(b), n, mib(a))
 	}
 }
 
