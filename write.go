@@ -204,10 +204,9 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 // commits it. A bulk_insert with hoodie.bulkinsert.sort.mode=NONE (the default) streams:
 // rows go to their partition's open base file as they are read, so memory is bounded by
 // the open files (one per partition: a row group and a page per column) and a few
-// batches, not by the input's size. Other
-// operations and sort modes read rdr to the end first, as Write's caller would: they
-// need the whole input for the index lookup, precombining or sorting (see
-// write.WriteReader). rdr is read, not released.
+// batches, not by the input's size. Other operations and sort modes read rdr to the end
+// first, as Write's caller would: they need the whole input for the index lookup,
+// precombining or sorting (see write.WriteReader). rdr is read, not released.
 func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o WriteOptions) (*WriteResult, error) {
 	wo, cfg, err := t.writeOptions(o)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -172,6 +173,9 @@ func (f *fileWriter) addKeys(keys *array.String) {
 // check against hoodie.parquet.max.file.size. Below the limit a cheaper bound is enough
 // (BytesWrittenBound: it does not learn compression ratios), since the check's outcome
 // is the same.
+// fileName is the file's name without its partition path (_hoodie_file_name).
+func (f *fileWriter) fileName() string { return path.Base(f.path) }
+
 func (f *fileWriter) size() int64 {
 	if b := f.pw.BytesWrittenBound(); b < f.maxSize {
 		return b

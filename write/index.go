@@ -57,27 +57,24 @@ func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, vie
 	indexType string, parallelism int, sk storedKeys) (map[int]location, error) {
 	global := isGlobal(indexType)
 	files := candidateFiles(view, records, global)
-	// keys wanted per partition ("" bucket for global lookups)
-	// Each partition's map is sized from a first count: growing a 50k-key map is
-	// rehashed a dozen times.
+	// Keys wanted per partition ("" bucket for global lookups). Each partition's map is
+	// sized from a first count: growing a 50k-key map is rehashed a dozen times.
+	bucket := func(r incoming) string {
+		if global {
+			return ""
+		}
+		return r.partition
+	}
 	counts := map[string]int{}
 	for _, r := range records {
-		if global {
-			counts[""]++
-		} else {
-			counts[r.partition]++
-		}
+		counts[bucket(r)]++
 	}
 	want := make(map[string]*wantedKeys, len(counts))
 	for p, n := range counts {
 		want[p] = newWantedKeys(n)
 	}
 	for i, r := range records {
-		p := r.partition
-		if global {
-			p = ""
-		}
-		want[p].add(r.key, i)
+		want[bucket(r)].add(r.key, i)
 	}
 	wanted := func(sl *fsview.FileSlice) *wantedKeys {
 		if global {

@@ -522,10 +522,7 @@ func (w *writer) createFiles(ctx context.Context, env *writeEnv, partition strin
 			deleted += int64(len(part) - len(live))
 			part = live
 		}
-		name := fw.path[len(partition):]
-		if partition != "" {
-			name = name[1:]
-		}
+		name := fw.fileName()
 		rows, err := env.newRows(ctx, w.in, part, partition, name, task, &seq, &scratch)
 		if err != nil {
 			fw.abort()
@@ -567,10 +564,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	if err != nil {
 		return commitmeta.WriteStat{}, err
 	}
-	name := fw.path[len(sl.Partition):]
-	if sl.Partition != "" {
-		name = name[1:]
-	}
+	name := fw.fileName()
 	var seq, updated, deleted int64
 	replacing := make([]incoming, 0, len(j.changes))
 	consumed := make([]bool, len(all))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/format/commitmeta"
@@ -27,11 +26,11 @@ import (
 // yields, a few batches and per partition one open file: its row group's compressed pages
 // (up to hoodie.parquet.block.size) and a page of values per column (up to
 // hoodie.parquet.page.size). Java's NONE mode keeps a handle per partition open too; a
-// write into thousands of partitions holds thousands of open files either way. Its files, meta columns and commit are
-// those of Write's bulk_insert but for one thing: a partition's write task (the <task> of
-// _hoodie_commit_seqno "<instant>_<task>_<n>" and of the file names' write token) is
-// numbered in the order partitions first appear in the input, not in path order, which a
-// stream cannot know up front.
+// write into thousands of partitions holds thousands of open files either way. Its
+// files, meta columns and commit are those of Write's bulk_insert but for one thing: a
+// partition's write task (the <task> of _hoodie_commit_seqno "<instant>_<task>_<n>" and
+// of the file names' write token) is numbered in the order partitions first appear in
+// the input, not in path order, which a stream cannot know up front.
 //
 // Every other operation and sort mode reads rdr to the end and calls Write: they need the
 // whole input at once — upserts, inserts and deletes look keys up in the index and
@@ -115,29 +114,17 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if w.mor {
 		action = spec.ActionDeltaCommit
 	}
-	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: o.Operation.WriteOperationType()}
-	txn, err := commit.Begin(ctx, t.Storage, t.Timeline, action, nil, inflight, o.Now, o.TimelineZone, commit.HeartbeatOptions{})
+	env, err := w.begin(ctx, action, nil, writeSchema, avroSchema)
 	if err != nil {
 		return nil, err
 	}
-	defer txn.Close()
-	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
-	if err != nil {
-		return nil, err
-	}
-	bufMem := o.Mem
-	if bufMem == memory.DefaultAllocator {
-		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
-	}
-	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, bufMem: bufMem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta,
-		virtualKeys: w.keys.virtual()}
+	defer env.txn.Close()
 	s := &streamer{w: w, env: env, gen: gen, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
 	stats, err := s.run(ctx, rdr)
 	if err != nil {
 		return nil, err
 	}
-	if err := complete(ctx, txn, o, res, action, avroSchema, stats, nil); err != nil {
+	if err := complete(ctx, env.txn, o, res, action, avroSchema, stats, nil); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -390,10 +377,7 @@ func (s *streamer) writePiece(ctx context.Context, piece streamPiece, stats *[]c
 			}
 			buf = append(buf, incoming{row: r, key: key, partition: p.path})
 		}
-		name := p.fw.path[len(p.path):]
-		if p.path != "" {
-			name = name[1:]
-		}
+		name := p.fw.fileName()
 		recs, err := s.env.newRows(ctx, in, buf, p.path, name, p.task, &p.seq, scratch)
 		if err != nil {
 			return buf, err

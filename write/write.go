@@ -133,28 +133,16 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			return nil, err
 		}
 	}
-	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: o.Operation.WriteOperationType()}
-	txn, err := commit.Begin(ctx, t.Storage, t.Timeline, action, requested, inflight, o.Now, o.TimelineZone, commit.HeartbeatOptions{})
+	env, err := w.begin(ctx, action, requested, writeSchema, avroSchema)
 	if err != nil {
 		return nil, err
 	}
-	defer txn.Close()
-	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
-	if err != nil {
-		return nil, err
-	}
-	bufMem := o.Mem
-	if bufMem == memory.DefaultAllocator {
-		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
-	}
-	env := &writeEnv{st: t.Storage, txn: txn, opts: o, mem: o.Mem, bufMem: bufMem, outSchema: schema.WithMetaFields(writeSchema), avroWithMeta: avroWithMeta,
-		virtualKeys: w.keys.virtual()}
+	defer env.txn.Close()
 	stats, err := w.execute(ctx, env, pl)
 	if err != nil {
 		return nil, err
 	}
-	if err := complete(ctx, txn, o, res, action, avroSchema, stats, pl.replaced); err != nil {
+	if err := complete(ctx, env.txn, o, res, action, avroSchema, stats, pl.replaced); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -233,6 +221,27 @@ func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, acti
 }
 
 // tableKeyGen is the table's key generator over input rows of schema rows.
+// begin starts the write's instant (requested, then inflight with empty metadata) and
+// returns what its file writes share. The caller closes env.txn.
+func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte, writeSchema *arrow.Schema, avroSchema string) (*writeEnv, error) {
+	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
+	if err != nil {
+		return nil, err
+	}
+	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
+		ExtraMetadata: map[string]string{}, OperationType: w.o.Operation.WriteOperationType()}
+	txn, err := commit.Begin(ctx, w.t.Storage, w.t.Timeline, action, requested, inflight, w.o.Now, w.o.TimelineZone, commit.HeartbeatOptions{})
+	if err != nil {
+		return nil, err
+	}
+	bufMem := w.o.Mem
+	if bufMem == memory.DefaultAllocator {
+		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
+	}
+	return &writeEnv{st: w.t.Storage, txn: txn, opts: w.o, mem: w.o.Mem, bufMem: bufMem, outSchema: schema.WithMetaFields(writeSchema),
+		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual()}, nil
+}
+
 // resolveInput settles what a write of rows shaped like input writes: the write schema
 // and its Avro form (resolveWriteSchema), the row schema that keys and partition paths
 // are computed from (the full row, dropped partition columns included), and the table's
