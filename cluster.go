@@ -63,17 +63,8 @@ func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clu
 	if err != nil {
 		return co, err
 	}
-	co.Write = write.Options{
-		Compression:     cfg.String(config.ParquetCompressionCodec),
-		PageSize:        cfg.Long(config.ParquetPageSize),
-		BlockSize:       cfg.Long(config.ParquetBlockSize),
-		MaxFileSize:     cfg.Long(config.ParquetMaxFileSize),
-		BloomType:       cfg.String(config.BloomFilterType),
-		BloomNumEntries: cfg.Int(config.BloomNumEntries),
-		BloomFPP:        cfg.Double(config.BloomFPP),
-		BloomMaxEntries: cfg.Int(config.BloomDynamicMaxEntries),
-		Now:             now,
-	}
+	co.Write = write.Options{Now: now}
+	setFileFormat(&co.Write, cfg)
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC
 	}

@@ -52,17 +52,8 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		co.MaxLogMemory = cfg.Long(config.CompactionMaxMemory)
 	}
 	co.SpillDir = cfg.String(config.SpillableMapPath)
-	co.Write = write.Options{
-		Compression:     cfg.String(config.ParquetCompressionCodec),
-		PageSize:        cfg.Long(config.ParquetPageSize),
-		BlockSize:       cfg.Long(config.ParquetBlockSize),
-		MaxFileSize:     cfg.Long(config.ParquetMaxFileSize),
-		BloomType:       cfg.String(config.BloomFilterType),
-		BloomNumEntries: cfg.Int(config.BloomNumEntries),
-		BloomFPP:        cfg.Double(config.BloomFPP),
-		BloomMaxEntries: cfg.Int(config.BloomDynamicMaxEntries),
-		Now:             o.Now,
-	}
+	co.Write = write.Options{Now: o.Now}
+	setFileFormat(&co.Write, cfg)
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC
 	}

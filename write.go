@@ -139,17 +139,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Operation:           op,
 		IndexType:           cfg.String(config.IndexType),
 		PayloadClass:        cfg.String(config.PayloadClass),
-		MaxFileSize:         cfg.Long(config.ParquetMaxFileSize),
 		SmallFileLimit:      cfg.Long(config.ParquetSmallFileLimit),
 		RecordSizeEstimate:  cfg.Long(config.CopyOnWriteRecordSizeEstimate),
 		InsertSplitSize:     cfg.Int(config.CopyOnWriteInsertSplitSize),
-		Compression:         cfg.String(config.ParquetCompressionCodec),
-		PageSize:            cfg.Long(config.ParquetPageSize),
-		BlockSize:           cfg.Long(config.ParquetBlockSize),
-		BloomType:           cfg.String(config.BloomFilterType),
-		BloomNumEntries:     cfg.Int(config.BloomNumEntries),
-		BloomFPP:            cfg.Double(config.BloomFPP),
-		BloomMaxEntries:     cfg.Int(config.BloomDynamicMaxEntries),
 		BulkInsertSortMode:  cfg.String(config.BulkInsertSortMode),
 		LogDataBlockFormat:  cfg.String(config.LogFileDataBlockFormat),
 		LogFileMaxSize:      cfg.Long(config.LogFileMaxSize),
@@ -161,6 +153,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
 	}
+	setFileFormat(&wo, cfg)
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
 	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
 	wo.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
@@ -264,4 +257,20 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 		changed = changed || c
 	}
 	return nil
+}
+
+// setFileFormat sets the base-file settings every writer of base files shares (writes,
+// clustering, compaction): codec, page, block and file sizes, dictionary encoding and
+// the bloom filter.
+func setFileFormat(wo *write.Options, cfg *config.Config) {
+	wo.Compression = cfg.String(config.ParquetCompressionCodec)
+	wo.PageSize = cfg.Long(config.ParquetPageSize)
+	wo.BlockSize = cfg.Long(config.ParquetBlockSize)
+	wo.MaxFileSize = cfg.Long(config.ParquetMaxFileSize)
+	dict := cfg.Bool(config.ParquetDictionaryEnabled)
+	wo.Dictionary = &dict
+	wo.BloomType = cfg.String(config.BloomFilterType)
+	wo.BloomNumEntries = cfg.Int(config.BloomNumEntries)
+	wo.BloomFPP = cfg.Double(config.BloomFPP)
+	wo.BloomMaxEntries = cfg.Int(config.BloomDynamicMaxEntries)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	hudiparquet "github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 )
@@ -253,10 +254,16 @@ func codecOf(name string) compress.Compression {
 }
 
 // writerProps are the Parquet settings hudi-go's base-file writer uses (format/parquet):
-// no dictionary, statistics on, 1 MiB pages, data page v1.
-func writerProps(codec string) *pq.WriterProperties {
-	return pq.NewWriterProperties(pq.WithCompression(codecOf(codec)), pq.WithDictionaryDefault(false), pq.WithStats(true),
-		pq.WithDataPageSize(1<<20), pq.WithDataPageVersion(pq.DataPageV1), pq.WithMaxRowGroupLength(1<<40))
+// statistics on, 1 MiB pages and dictionary pages, data page v1, and a dictionary for
+// the columns dict (the ones hudi-go's writer chooses on a file's first rows, with
+// Hudi's default hoodie.parquet.dictionary.enabled=true), PLAIN for the others.
+func writerProps(codec string, dict []string) *pq.WriterProperties {
+	props := []pq.WriterProperty{pq.WithCompression(codecOf(codec)), pq.WithDictionaryDefault(false), pq.WithStats(true),
+		pq.WithDataPageSize(1 << 20), pq.WithDictionaryPageSizeLimit(1 << 20), pq.WithDataPageVersion(pq.DataPageV1), pq.WithMaxRowGroupLength(1 << 40)}
+	for _, c := range dict {
+		props = append(props, pq.WithDictionaryFor(c, true))
+	}
+	return pq.NewWriterProperties(props...)
 }
 
 // arrowWritePartitioned is the arrow-go peer of bulk_insert: rows are grouped by the
@@ -278,7 +285,6 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 	if withMeta {
 		sc = schema.WithMetaFields(sc)
 	}
-	props := writerProps(codec)
 	// Tasks are numbered in partition path order, as hudi-go's write tasks are.
 	var paths []string
 	seen := map[string]bool{}
@@ -323,11 +329,10 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 		if err != nil {
 			return err
 		}
-		w, err := pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
-		if err != nil {
-			f.Close()
-			return err
-		}
+		defer f.Close()
+		// Opened on the first rows, which choose the dictionary columns as hudi-go's
+		// writer does (parquet.DictionaryColumnsFor).
+		var w *pqarrow.FileWriter
 		n := 0
 		for pr := range in {
 			err := func() error {
@@ -373,15 +378,27 @@ func arrowWritePartitioned(ctx context.Context, dir string, batches []arrow.Reco
 					c.Release()
 				}
 				defer out.Release()
+				if w == nil {
+					props := writerProps(codec, hudiparquet.DictionaryColumnsFor(out, 1<<20))
+					var err error
+					if w, err = pqarrow.NewFileWriter(sc, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))); err != nil {
+						return err
+					}
+				}
 				return w.WriteBuffered(out)
 			}()
 			if err != nil {
 				for pr := range in { // drain, so the splitter never blocks
 					pr.rec.Release()
 				}
-				w.Close()
+				if w != nil {
+					w.Close()
+				}
 				return err
 			}
+		}
+		if w == nil {
+			return nil
 		}
 		sem <- struct{}{}
 		defer func() { <-sem }()

@@ -102,6 +102,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		Compression: e.opts.Compression,
 		PageSize:    e.opts.PageSize,
 		BlockSize:   e.opts.BlockSize,
+		Dictionary:  *e.opts.Dictionary,
 		Mem:         e.buffers(),
 		KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
 	})

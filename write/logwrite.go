@@ -264,6 +264,7 @@ func (e *writeEnv) dataBlock(rows []arrow.Record, header map[logfile.HeaderKey]s
 			Compression: e.opts.Compression,
 			PageSize:    e.opts.PageSize,
 			BlockSize:   e.opts.BlockSize,
+			Dictionary:  *e.opts.Dictionary,
 			KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
 		})
 		if err != nil {

@@ -84,6 +84,9 @@ type Options struct {
 	Compression string
 	// PageSize and BlockSize are hoodie.parquet.page.size and hoodie.parquet.block.size.
 	PageSize, BlockSize int64
+	// Dictionary is hoodie.parquet.dictionary.enabled (true): base files and Parquet log
+	// blocks dictionary-encode the columns parquet-mr would (parquet.WriterOptions.Dictionary).
+	Dictionary *bool
 	// Bloom filter: hoodie.bloom.index.filter.type (DYNAMIC_V0), hoodie.index.bloom.num_entries
 	// (60000), hoodie.index.bloom.fpp (1e-9), hoodie.bloom.index.filter.dynamic.max.entries (100000).
 	BloomType       string
@@ -182,6 +185,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BlockSize <= 0 {
 		o.BlockSize = 120 << 20
+	}
+	if o.Dictionary == nil {
+		o.Dictionary = boolPtr(true)
 	}
 	if o.BloomType == "" {
 		o.BloomType = "DYNAMIC_V0"

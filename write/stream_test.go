@@ -489,7 +489,7 @@ func streamPeakLive(t *testing.T, n int) uint64 {
 	// by construction at 64 MiB, and filling as the write goes on — would otherwise be
 	// counted as live and blur what the write retains.
 	res, err := write.WriteReader(ctx, tb.Meta(), rdr, write.Options{Operation: write.BulkInsert, Mem: memory.NewGoAllocator(),
-		MaxFileSize: 1 << 20, PageSize: 64 << 10, Compression: "snappy"})
+		MaxFileSize: 512 << 10, PageSize: 64 << 10, Compression: "snappy"})
 	close(stop)
 	wg.Wait()
 	if err != nil {

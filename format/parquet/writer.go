@@ -47,9 +47,16 @@ type WriterOptions struct {
 	// BlockSize is hoodie.parquet.block.size: a row group is closed once its compressed
 	// size (plus the estimated size of unflushed pages) reaches it.
 	BlockSize int64
-	// DictionaryColumns are the leaf column paths ("a" or "a.b" for nested) to
-	// dictionary-encode. Everything else is PLAIN: arrow-go's dictionary default writes
-	// ~4x slower and 38% larger on high-cardinality data (record keys, seqnos, uuids).
+	// Dictionary is hoodie.parquet.dictionary.enabled: each top-level column that
+	// parquet-mr would keep dictionary-encoded is dictionary-encoded, decided on the first
+	// rows written (see chooseDictionary); the rest stay PLAIN. Spark-written base files
+	// dictionary-encode the commit time, partition path, file name and repetitive user
+	// columns this way. Without it every column is PLAIN except DictionaryColumns.
+	Dictionary bool
+	// DictionaryColumns are leaf column paths ("a" or "a.b" for nested) always to
+	// dictionary-encode. arrow-go's dictionary encoder has no first-page test, so on
+	// high-cardinality data (record keys, seqnos, uuids) it writes ~4x slower and 38%
+	// larger than PLAIN until its dictionary fills: Dictionary leaves those PLAIN.
 	DictionaryColumns []string
 	// KeyValue are footer key/values known before the data: parquet.avro.schema and
 	// writer.model.name=avro for Avro-path compatibility. Values decided after the data
@@ -115,6 +122,15 @@ type Writer struct {
 	ratioBound []float64 // ≥ the ratio colRatio will have once the pending chunks count
 	pendingAny bool
 
+	// The file writer is opened by open: at once, or with Dictionary on the first rows,
+	// which decide the dictionary columns (until then pw and fw are nil).
+	props     []pq.WriterProperty
+	aprops    pqarrow.ArrowWriterProperties
+	dictCols  []string
+	dictAuto  bool
+	opened    bool
+	forceDict []string
+
 	closed bool
 	err    error // sticky: pqarrow leaves a file unusable after a failed write
 }
@@ -172,6 +188,9 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 		pq.WithDataPageSize(o.PageSize),
 		pq.WithDataPageVersion(pq.DataPageV1), // parquet-mr's default, read by every Spark
 		pq.WithDictionaryDefault(false),
+		// Hudi hands parquet-mr its page size as the dictionary page size too
+		// (HoodieBaseParquetWriter): a dictionary growing past it falls back to PLAIN.
+		pq.WithDictionaryPageSizeLimit(o.PageSize),
 		pq.WithStats(true),
 		// Row groups are cut by bytes here, never by pqarrow's row count.
 		pq.WithMaxRowGroupLength(math.MaxInt64 / 2),
@@ -180,9 +199,6 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 	}
 	if o.CompressionLevel != 0 {
 		props = append(props, pq.WithCompressionLevel(o.CompressionLevel))
-	}
-	for _, c := range o.DictionaryColumns {
-		props = append(props, pq.WithDictionaryFor(c, true))
 	}
 	wprops := pq.NewWriterProperties(props...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))
@@ -223,25 +239,11 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 			wr.leafTop = append(wr.leafTop, i)
 		}
 	}
-	if allFlat(wschema) && !forcePqarrow {
-		// What pqarrow.NewFileWriter does, minus the ARROW:schema key (not stored: the
-		// writer properties above do not ask for it) and the record path.
-		pw, err := file.NewParquetWriterWithError(sink, psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
-		if err != nil {
-			return nil, fmt.Errorf("parquet writer: start file: %w", err)
+	wr.props, wr.aprops, wr.forceDict, wr.dictAuto = props, aprops, o.DictionaryColumns, o.Dictionary
+	if !o.Dictionary {
+		if err := wr.open(nil); err != nil {
+			return nil, err
 		}
-		wr.pw = pw
-		wr.wctx = pqarrow.NewArrowWriteContext(context.Background(), &aprops)
-		wr.nullable = make([]bool, wschema.NumFields())
-		for i, f := range wschema.Fields() {
-			wr.nullable[i] = f.Nullable
-		}
-	} else {
-		fw, err := pqarrow.NewFileWriter(wschema, sink, wprops, aprops)
-		if err != nil {
-			return nil, fmt.Errorf("parquet writer: start file: %w", err)
-		}
-		wr.fw = fw
 	}
 	if codec != compress.Codecs.Uncompressed {
 		if wr.codec, err = compress.GetCodec(codec); err != nil {
@@ -278,6 +280,47 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 	return wr, nil
 }
 
+// open starts the file writer with the given columns dictionary-encoded, on top of
+// DictionaryColumns.
+func (w *Writer) open(dict []string) error {
+	w.opened = true
+	props := slices.Clone(w.props)
+	for _, c := range slices.Concat(w.forceDict, dict) {
+		props = append(props, pq.WithDictionaryFor(c, true))
+	}
+	w.dictCols = dict
+	wprops := pq.NewWriterProperties(props...)
+	if allFlat(w.wschema) && !forcePqarrow {
+		psc, err := pqarrow.ToParquet(w.wschema, wprops, w.aprops)
+		if err != nil {
+			return fmt.Errorf("parquet writer: schema %s: %w", w.schema, err)
+		}
+		// What pqarrow.NewFileWriter does, minus the ARROW:schema key (not stored: the
+		// writer properties above do not ask for it) and the record path.
+		pw, err := file.NewParquetWriterWithError(w.sink, psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
+		if err != nil {
+			return fmt.Errorf("parquet writer: start file: %w", err)
+		}
+		w.pw = pw
+		w.wctx = pqarrow.NewArrowWriteContext(context.Background(), &w.aprops)
+		w.nullable = make([]bool, w.wschema.NumFields())
+		for i, f := range w.wschema.Fields() {
+			w.nullable[i] = f.Nullable
+		}
+		return nil
+	}
+	fw, err := pqarrow.NewFileWriter(w.wschema, w.sink, wprops, w.aprops)
+	if err != nil {
+		return fmt.Errorf("parquet writer: start file: %w", err)
+	}
+	w.fw = fw
+	return nil
+}
+
+// DictionaryColumns are the columns Dictionary chose to dictionary-encode (nil before
+// the first rows), apart from WriterOptions.DictionaryColumns.
+func (w *Writer) DictionaryColumns() []string { return w.dictCols }
+
 // Write appends rec's rows. rec must have the writer's schema (field names, types and
 // nullability; metadata is ignored). The caller keeps ownership of rec.
 func (w *Writer) Write(rec arrow.Record) error {
@@ -293,6 +336,11 @@ func (w *Writer) Write(rec arrow.Record) error {
 	n := rec.NumRows()
 	if n == 0 {
 		return nil
+	}
+	if !w.opened {
+		if err := w.fail("start file", w.open(chooseDictionary(rec, w.wschema, w.pageSize, w.forceDict))); err != nil {
+			return err
+		}
 	}
 	var wrec arrow.Record
 	if w.fw != nil {
@@ -492,6 +540,11 @@ func (w *Writer) Close() error {
 	w.closed = true
 	if w.err != nil {
 		return w.err
+	}
+	if !w.opened {
+		if err := w.fail("start file", w.open(nil)); err != nil {
+			return err
+		}
 	}
 	if w.pw != nil {
 		return w.closeDirect()

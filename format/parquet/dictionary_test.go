@@ -1,0 +1,281 @@
+package parquet
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/internal/testutil"
+)
+
+// Every Spark-written base file of the fixtures, rewritten by Writer with Dictionary on,
+// has a dictionary page in exactly the flat columns where parquet-mr wrote one: the
+// commit time, partition path and file name, repetitive user columns (cities, currencies,
+// dates, small integers), and none in unique ones (record keys, seqnos, uuids, amounts)
+// or in single-row files. The rows are the file's own, read back through ReadBatches.
+func TestDictionaryColumnsMatchSparkWrittenFiles(t *testing.T) {
+	var compared, dictCols int
+	for _, id := range testutil.TableIDs(t) {
+		dir := testutil.Table(t, id)
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() && d.Name() == ".hoodie" {
+				return filepath.SkipDir
+			}
+			if !strings.HasSuffix(p, ".parquet") {
+				return nil
+			}
+			spark := openFile(t, p)
+			defer spark.Close()
+			if !strings.HasPrefix(spark.pr.MetaData().GetCreatedBy(), "parquet-mr") {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, p)
+			want := sparkDictionaryColumns(spark)
+			got, n := rewrittenDictionaryColumns(t, spark)
+			if n == 0 {
+				return nil
+			}
+			compared += n
+			dictCols += len(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s %s (%d rows): dictionary columns %v, parquet-mr wrote %v", id, rel, spark.NumRows(), got, want)
+			}
+			return nil
+		})
+	}
+	if compared < 500 || dictCols < 100 {
+		t.Errorf("compared %d columns (%d with a dictionary): the fixtures should give more", compared, dictCols)
+	}
+	t.Logf("compared %d flat columns, %d of them dictionary-encoded by parquet-mr", compared, dictCols)
+}
+
+// sparkDictionaryColumns lists the flat top-level columns of f with a dictionary page.
+func sparkDictionaryColumns(f *File) []string {
+	var out []string
+	md := f.pr.MetaData()
+	for i, fld := range f.Schema().Fields() {
+		if !isFlat(fld.Type) {
+			continue
+		}
+		leaf := f.LeafIndex(fld.Name)
+		for rg := 0; rg < md.NumRowGroups(); rg++ {
+			cc, err := md.RowGroup(rg).ColumnChunk(leaf)
+			if err == nil && cc.HasDictionaryPage() {
+				out = append(out, f.Schema().Field(i).Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func isFlat(dt arrow.DataType) bool {
+	return allFlat(arrow.NewSchema([]arrow.Field{{Name: "x", Type: dt}}, nil))
+}
+
+// rewrittenDictionaryColumns writes f's flat top-level columns with Dictionary on and
+// returns the columns the new file dictionary-encodes, and how many columns it wrote.
+func rewrittenDictionaryColumns(t *testing.T, f *File) ([]string, int) {
+	t.Helper()
+	var leaves []int
+	var fields []arrow.Field
+	for _, fld := range f.Schema().Fields() {
+		if isFlat(fld.Type) {
+			leaves = append(leaves, f.LeafIndex(fld.Name))
+			fields = append(fields, fld)
+		}
+	}
+	if len(fields) == 0 {
+		return nil, 0
+	}
+	sc := arrow.NewSchema(fields, nil)
+	var recs []arrow.Record
+	err := f.ReadBatches(context.Background(), leaves, nil, func(rec arrow.Record) error {
+		rec.Retain()
+		recs = append(recs, array.NewRecordBatch(sc, rec.Columns(), rec.NumRows()))
+		rec.Release()
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name(), err)
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, sc, WriterOptions{Dictionary: true})
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name(), err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("%s: %v", f.Name(), err)
+	}
+	out, err := OpenBytes(buf.Bytes(), "rewritten", memory.DefaultAllocator, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if slices.Compare(sparkDictionaryColumns(out), w.DictionaryColumns()) != 0 {
+		t.Errorf("%s: file has dictionary pages in %v, the writer chose %v", f.Name(), sparkDictionaryColumns(out), w.DictionaryColumns())
+	}
+	return sparkDictionaryColumns(out), len(fields)
+}
+
+// The first-page test, column by column: what parquet-mr keeps dictionary-encoded and
+// what it writes PLAIN. The files read back value for value.
+func TestChooseDictionary(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	n := 30000
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "constant", Type: arrow.BinaryTypes.String},
+		{Name: "unique", Type: arrow.BinaryTypes.String},
+		{Name: "fewInts", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "uniqueLongs", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "fewDoubles", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean},
+		{Name: "price", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}},
+		{Name: "mostlyNull", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "bigValues", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(mem, sc)
+	defer b.Release()
+	big := strings.Repeat("x", 200)
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.StringBuilder).Append("20261201000000000")
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("key-%08d", i))
+		b.Field(2).(*array.Int32Builder).Append(int32(i % 7))
+		b.Field(3).(*array.Int64Builder).Append(int64(i) * 1000003)
+		b.Field(4).(*array.Float64Builder).Append(float64(i%3) + 0.5)
+		b.Field(5).(*array.BooleanBuilder).Append(i%2 == 0)
+		b.Field(6).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i % 5)))
+		if i%1000 == 0 {
+			b.Field(7).(*array.StringBuilder).Append("rare")
+		} else {
+			b.Field(7).(*array.StringBuilder).AppendNull()
+		}
+		// 10,000 distinct values of 204 bytes: a 2 MB dictionary, past the page size
+		b.Field(8).(*array.StringBuilder).Append(fmt.Sprintf("%s%06d", big, i%10000))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+
+	for _, tc := range []struct {
+		name string
+		o    WriterOptions
+		want []string
+	}{
+		{"dictionary on", WriterOptions{Dictionary: true}, []string{"constant", "fewInts", "fewDoubles", "mostlyNull"}},
+		{"dictionary off", WriterOptions{}, nil},
+		{"forced column", WriterOptions{Dictionary: true, DictionaryColumns: []string{"unique"}}, []string{"constant", "fewInts", "fewDoubles", "mostlyNull"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, sc, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.DictionaryColumns(); !slices.Equal(got, tc.want) {
+				t.Errorf("chose %v, want %v", got, tc.want)
+			}
+			f, err := OpenBytes(buf.Bytes(), tc.name, mem, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			wantPages := slices.Concat(tc.want, tc.o.DictionaryColumns)
+			for _, c := range sc.Fields() {
+				cc, _ := f.pr.MetaData().RowGroup(0).ColumnChunk(f.LeafIndex(c.Name))
+				if got := cc.HasDictionaryPage(); got != slices.Contains(wantPages, c.Name) {
+					t.Errorf("column %s: dictionary page %v", c.Name, got)
+				}
+			}
+			var back []arrow.Record
+			if err := f.ReadBatches(context.Background(), nil, nil, func(r arrow.Record) error {
+				r.Retain()
+				back = append(back, r)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			tbl := array.NewTableFromRecords(sc, back)
+			defer tbl.Release()
+			for i := range sc.Fields() {
+				got := array.NewChunkedSlice(tbl.Column(i).Data(), 0, int64(n))
+				want := rec.Column(i)
+				if arr, err := array.Concatenate(got.Chunks(), mem); err != nil || !array.Equal(arr, want) {
+					t.Errorf("column %s does not read back (%v)", sc.Field(i).Name, err)
+				}
+				got.Release()
+			}
+			for _, r := range back {
+				r.Release()
+			}
+		})
+	}
+}
+
+// A file of one row has no dictionary anywhere (one value costs as much PLAIN as in a
+// dictionary, plus its index), as in parquet-mr's single-row files; an empty file opens
+// without a dictionary decision.
+func TestChooseDictionarySmallFiles(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for _, rows := range []int{0, 1, 2} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+		for range rows {
+			b.Field(0).(*array.StringBuilder).Append("same value")
+			b.Field(1).(*array.Int64Builder).Append(42)
+		}
+		rec := b.NewRecordBatch()
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, sc, WriterOptions{Dictionary: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := []string(nil)
+		if rows == 2 {
+			want = []string{"s", "i"}
+		}
+		if got := w.DictionaryColumns(); !slices.Equal(got, want) {
+			t.Errorf("%d rows: chose %v, want %v", rows, got, want)
+		}
+		f, err := OpenBytes(buf.Bytes(), "small", memory.DefaultAllocator, 0)
+		if err != nil {
+			t.Fatalf("%d rows: %v", rows, err)
+		}
+		if f.NumRows() != int64(rows) {
+			t.Errorf("%d rows: file has %d", rows, f.NumRows())
+		}
+		f.Close()
+		rec.Release()
+		b.Release()
+	}
+}
