@@ -45,3 +45,52 @@ func TestWantedKeysInRange(t *testing.T) {
 		}
 	}
 }
+
+// all returns the keys in Java String order whatever order they came in; input already
+// in that order is taken as is (no sort), and only Java's order counts as sorted: byte
+// order puts U+E000 before an emoji, Java's UTF-16 order after it.
+func TestWantedKeysAll(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      []string
+		inOrder bool
+	}{
+		{"sorted", []string{"a", "b", "c", "d"}, true},
+		{"sorted with repeats", []string{"a", "a", "b", "b", "b", "c"}, true},
+		{"repeat of an earlier key", []string{"a", "b", "a", "c"}, true},
+		{"descending", []string{"d", "c", "b", "a"}, false},
+		{"one out of place", []string{"a", "c", "b", "d"}, false},
+		{"byte order, not Java order", []string{"x", "\uE000", "\U0001F600"}, false},
+		{"Java order", []string{"x", "\U0001F600", "\uE000"}, true},
+		{"empty", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWantedKeys(len(tc.in))
+			for i, k := range tc.in {
+				w.add(k, i)
+			}
+			if w.inOrder != tc.inOrder {
+				t.Errorf("inOrder = %v, want %v", w.inOrder, tc.inOrder)
+			}
+			var want []string
+			for k := range w.recs {
+				want = append(want, k)
+			}
+			slices.SortFunc(want, javastr.Compare)
+			if got := w.all(); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+				t.Errorf("all() = %q, want %q", got, want)
+			}
+			for k, recs := range w.recs {
+				var wantRecs []int
+				for i, in := range tc.in {
+					if in == k {
+						wantRecs = append(wantRecs, i)
+					}
+				}
+				if !slices.Equal(recs, wantRecs) {
+					t.Errorf("key %q: records %v, want %v", k, recs, wantRecs)
+				}
+			}
+		})
+	}
+}
