@@ -279,3 +279,93 @@ func TestChooseDictionarySmallFiles(t *testing.T) {
 		b.Release()
 	}
 }
+
+// A chosen string column goes to arrow-go as ids into the dictionary of the file's first
+// rows while its values stay in it, and as values otherwise: a later batch with new
+// values (appended to the same dictionary), row groups that start with values outside it
+// (written as values for the rest of that row group) or with nulls. Every row reads back,
+// and every row group still dictionary-encodes the column.
+func TestFixedDictionaryFallsBackToValues(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "raw", Type: arrow.BinaryTypes.Binary},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	batch := func(from, n int, cities []string, nulls bool) arrow.Record {
+		b := array.NewRecordBuilder(mem, sc)
+		defer b.Release()
+		for i := from; i < from+n; i++ {
+			if nulls && i%5 == 0 {
+				b.Field(0).(*array.StringBuilder).AppendNull()
+			} else {
+				b.Field(0).(*array.StringBuilder).Append(cities[i%len(cities)])
+			}
+			b.Field(1).(*array.BinaryBuilder).Append([]byte(cities[(i+1)%len(cities)]))
+			b.Field(2).(*array.Int64Builder).Append(int64(i))
+		}
+		return b.NewRecordBatch()
+	}
+	recs := []arrow.Record{
+		batch(0, 30000, []string{"chennai", "sao_paulo"}, false),         // defines the dictionary
+		batch(30000, 30000, []string{"chennai", "new_york"}, false),      // a new value: written as values
+		batch(60000, 30000, []string{"chennai"}, false),                  // back in the dictionary
+		batch(90000, 30000, []string{"tokyo", "chennai", "lima"}, false), // row groups that start outside it
+		batch(120000, 30000, []string{"chennai", "sao_paulo"}, true),     // nulls
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, sc, WriterOptions{Mem: mem, Dictionary: true, BlockSize: 256 << 10, Compression: "snappy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.DictionaryColumns(); !slices.Equal(got, []string{"city", "raw"}) {
+		t.Fatalf("chose %v", got)
+	}
+	f, err := OpenBytes(buf.Bytes(), "fixed", memory.DefaultAllocator, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.NumRowGroups() < 3 {
+		t.Fatalf("%d row groups, want several", f.NumRowGroups())
+	}
+	for rg := 0; rg < f.NumRowGroups(); rg++ {
+		for _, c := range []string{"city", "raw"} {
+			if cc, _ := f.RowGroupMetadata(rg).ColumnChunk(f.LeafIndex(c)); !cc.HasDictionaryPage() {
+				t.Errorf("row group %d: %s has no dictionary page", rg, c)
+			}
+		}
+	}
+	got := readTable(t, f)
+	defer got.Release()
+	want := array.NewTableFromRecords(sc, recs)
+	defer want.Release()
+	if !array.TableEqual(got, want) {
+		for c := 0; c < int(want.NumCols()); c++ {
+			g, _ := array.Concatenate(got.Column(c).Data().Chunks(), memory.DefaultAllocator)
+			wnt, _ := array.Concatenate(want.Column(c).Data().Chunks(), memory.DefaultAllocator)
+			for i := 0; i < wnt.Len(); i++ {
+				if g.ValueStr(i) != wnt.ValueStr(i) {
+					t.Errorf("column %s row %d: read %s, wrote %s", sc.Field(c).Name, i, g.ValueStr(i), wnt.ValueStr(i))
+					break
+				}
+			}
+			g.Release()
+			wnt.Release()
+		}
+	}
+}

@@ -130,6 +130,8 @@ type Writer struct {
 	dictAuto  bool
 	opened    bool
 	forceDict []string
+	mem       memory.Allocator
+	dicts     []*dictColumn // per top-level column of a flat schema: its fixed dictionary, if chosen
 
 	closed bool
 	err    error // sticky: pqarrow leaves a file unusable after a failed write
@@ -239,7 +241,7 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 			wr.leafTop = append(wr.leafTop, i)
 		}
 	}
-	wr.props, wr.aprops, wr.forceDict, wr.dictAuto = props, aprops, o.DictionaryColumns, o.Dictionary
+	wr.props, wr.aprops, wr.forceDict, wr.dictAuto, wr.mem = props, aprops, o.DictionaryColumns, o.Dictionary, mem
 	if !o.Dictionary {
 		if err := wr.open(nil); err != nil {
 			return nil, err
@@ -338,8 +340,12 @@ func (w *Writer) Write(rec arrow.Record) error {
 		return nil
 	}
 	if !w.opened {
-		if err := w.fail("start file", w.open(chooseDictionary(rec, w.wschema, w.pageSize, w.forceDict))); err != nil {
+		dict := chooseDictionary(rec, w.wschema, w.pageSize, w.forceDict)
+		if err := w.fail("start file", w.open(dict)); err != nil {
 			return err
+		}
+		if w.pw != nil {
+			w.dicts = newDictColumns(rec, w.schema, dict, w.mem)
 		}
 	}
 	var wrec arrow.Record
@@ -402,6 +408,11 @@ func (w *Writer) newRowGroup() error {
 		return err
 	}
 	w.rgw = rgw
+	for _, d := range w.dicts {
+		if d != nil {
+			d.put, d.dense = false, false
+		}
+	}
 	return nil
 }
 
@@ -428,6 +439,22 @@ func (w *Writer) writeColumns(rec arrow.Record, off, end int64) (err error) {
 		var defs []int16
 		if w.nullable[i] {
 			defs = w.defLevels(col)
+		}
+		if w.dicts != nil && w.dicts[i] != nil {
+			d := w.dicts[i]
+			if ids := d.encode(col); ids != nil {
+				err := pqarrow.WriteArrowToColumn(w.wctx, cw, ids, defs, nil, w.nullable[i])
+				ids.Release()
+				if err != nil {
+					return fmt.Errorf("column %s: %w", w.schema.Field(i).Name, err)
+				}
+				d.put = true
+				leaf = addLeafBytes(col, w.leafFed, leaf)
+				continue
+			}
+			if !d.put {
+				d.dense = true
+			}
 		}
 		if err := pqarrow.WriteArrowToColumn(w.wctx, cw, col, defs, nil, w.nullable[i]); err != nil {
 			return fmt.Errorf("column %s: %w", w.schema.Field(i).Name, err)
@@ -538,6 +565,13 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
+	defer func() {
+		for _, d := range w.dicts {
+			if d != nil {
+				d.release()
+			}
+		}
+	}()
 	if w.err != nil {
 		return w.err
 	}
