@@ -3,6 +3,7 @@ package hudi_test
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,20 +46,12 @@ func TestDictionaryEncodingOfBaseFiles(t *testing.T) {
 			for i := range idx {
 				idx[i] = i
 			}
-			settings := func(extra map[string]string) map[string]string {
-				s := map[string]string{"hoodie.parquet.compression.codec": "snappy"}
-				for k, v := range tc.settings {
-					s[k] = v
-				}
-				for k, v := range extra {
-					s[k] = v
-				}
-				return s
-			}
+			settings := map[string]string{"hoodie.parquet.compression.codec": "snappy"}
+			maps.Copy(settings, tc.settings)
 			write := func(op string, rec arrow.Record) {
 				t.Helper()
 				defer rec.Release()
-				if _, err := tb.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: op, Settings: settings(nil)}); err != nil {
+				if _, err := tb.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: op, Settings: settings}); err != nil {
 					t.Fatalf("%s: %v", op, err)
 				}
 			}

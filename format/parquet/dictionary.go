@@ -3,6 +3,7 @@ package parquet
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -38,7 +39,7 @@ func chooseDictionary(rec arrow.Record, wschema *arrow.Schema, pageSize int64, s
 	rows := int(min(rec.NumRows(), firstPageRows))
 	var out []string
 	for i, f := range wschema.Fields() {
-		if contains(skip, f.Name) {
+		if slices.Contains(skip, f.Name) {
 			continue
 		}
 		col := rec.Column(i)
@@ -59,86 +60,71 @@ func DictionaryColumnsFor(rec arrow.Record, pageSize int64) []string {
 	return chooseDictionary(rec, rec.Schema(), pageSize, nil)
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // dictionaryPays applies parquet-mr's first-page test to the values of col.
 func dictionaryPays(col arrow.Array, pageSize int64) bool {
 	var p pageSample
-	switch a := col.(type) {
-	case *array.String:
+	if value := stringValues(col); value != nil {
 		p.strings = map[string]int32{}
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) && !p.addString(a.Value(i), pageSize) {
-				return false
-			}
-		}
-	case *array.Binary:
-		p.strings = map[string]int32{}
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) && !p.addString(string(a.Value(i)), pageSize) {
-				return false
-			}
-		}
-	case *array.LargeString:
-		p.strings = map[string]int32{}
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) && !p.addString(a.Value(i), pageSize) {
-				return false
-			}
-		}
-	case *array.LargeBinary:
-		p.strings = map[string]int32{}
-		for i := 0; i < a.Len(); i++ {
-			if a.IsValid(i) && !p.addString(string(a.Value(i)), pageSize) {
-				return false
-			}
-		}
-	default:
-		width := fixedWidth(col.DataType())
-		if width == 0 {
-			return false
-		}
-		d := col.Data()
-		if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
-			return false
-		}
-		buf := d.Buffers()[1].Bytes()
-		off := d.Offset()
-		if len(buf) < (off+d.Len())*width {
-			return false
-		}
-		p.fixed = map[uint64]int32{}
-		// The value size in the file: arrow-go widens 8- and 16-bit integers to INT32.
-		size := int64(max(width, 4))
 		for i := 0; i < col.Len(); i++ {
-			if col.IsNull(i) {
-				continue
-			}
-			v := buf[(off+i)*width : (off+i+1)*width]
-			var k uint64
-			switch width {
-			case 1:
-				k = uint64(v[0])
-			case 2:
-				k = uint64(binary.LittleEndian.Uint16(v))
-			case 4:
-				k = uint64(binary.LittleEndian.Uint32(v))
-			case 8:
-				k = binary.LittleEndian.Uint64(v)
-			}
-			if !p.addFixed(k, size, pageSize) {
+			if col.IsValid(i) && !p.addString(value(i), pageSize) {
 				return false
 			}
+		}
+		return p.satisfying()
+	}
+	width := fixedWidth(col.DataType())
+	if width == 0 {
+		return false
+	}
+	d := col.Data()
+	if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
+		return false
+	}
+	buf := d.Buffers()[1].Bytes()
+	off := d.Offset()
+	if len(buf) < (off+d.Len())*width {
+		return false
+	}
+	p.fixed = map[uint64]int32{}
+	// The value size in the file: arrow-go widens 8- and 16-bit integers to INT32.
+	size := int64(max(width, 4))
+	for i := 0; i < col.Len(); i++ {
+		if col.IsNull(i) {
+			continue
+		}
+		v := buf[(off+i)*width : (off+i+1)*width]
+		var k uint64
+		switch width {
+		case 1:
+			k = uint64(v[0])
+		case 2:
+			k = uint64(binary.LittleEndian.Uint16(v))
+		case 4:
+			k = uint64(binary.LittleEndian.Uint32(v))
+		case 8:
+			k = binary.LittleEndian.Uint64(v)
+		}
+		if !p.addFixed(k, size, pageSize) {
+			return false
 		}
 	}
 	return p.satisfying()
+}
+
+// stringValues returns a view of the i-th value of a string or binary column (valid
+// only while col is), or nil for other types.
+func stringValues(col arrow.Array) func(i int) string {
+	switch a := col.(type) {
+	case *array.String:
+		return a.Value
+	case *array.LargeString:
+		return a.Value
+	case *array.Binary:
+		return func(i int) string { return unsafeString(a.Value(i)) }
+	case *array.LargeBinary:
+		return func(i int) string { return unsafeString(a.Value(i)) }
+	}
+	return nil
 }
 
 // fixedWidth is the byte width of a column type parquet-mr dictionary-encodes as

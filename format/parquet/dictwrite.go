@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -37,22 +38,18 @@ type dictColumn struct {
 // col is not a string or binary column without nulls there.
 func newDictColumn(col arrow.Array, mem memory.Allocator) *dictColumn {
 	n := min(col.Len(), firstPageRows)
-	var value func(int) string
-	var b array.Builder
-	switch a := col.(type) {
-	case *array.String:
-		value = a.Value
-		b = array.NewStringBuilder(mem)
-	case *array.Binary:
-		value = func(i int) string { return unsafeString(a.Value(i)) }
-		b = array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+	switch col.(type) {
+	case *array.String, *array.Binary:
 	default:
 		return nil
 	}
-	defer b.Release()
 	if col.NullN() > 0 {
 		return nil
 	}
+	value := stringValues(col)
+	b := array.NewBuilder(mem, col.DataType())
+	defer b.Release()
+	app := b.(interface{ AppendString(string) }) // String and Binary builders
 	d := &dictColumn{ids: map[string]int32{}}
 	for i := 0; i < n; i++ {
 		v := value(i)
@@ -60,12 +57,7 @@ func newDictColumn(col arrow.Array, mem memory.Allocator) *dictColumn {
 			continue
 		}
 		d.ids[string([]byte(v))] = int32(len(d.ids))
-		switch bb := b.(type) {
-		case *array.StringBuilder:
-			bb.Append(v)
-		case *array.BinaryBuilder:
-			bb.Append([]byte(v))
-		}
+		app.AppendString(v)
 	}
 	if len(d.ids) == 1 {
 		for v := range d.ids {
@@ -88,16 +80,8 @@ func (d *dictColumn) encode(col arrow.Array) arrow.Array {
 		d.idx = make([]int32, n)
 	}
 	idx := d.idx[:n]
-	switch a := col.(type) {
-	case *array.String:
-		if !d.lookup(idx, a.Value) {
-			return nil
-		}
-	case *array.Binary:
-		if !d.lookup(idx, func(i int) string { return unsafeString(a.Value(i)) }) {
-			return nil
-		}
-	default:
+	value := stringValues(col)
+	if value == nil || !d.lookup(idx, value) {
 		return nil
 	}
 	ids := array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0)
@@ -142,7 +126,7 @@ func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), l
 func newDictColumns(rec arrow.Record, sc *arrow.Schema, chosen []string, mem memory.Allocator) []*dictColumn {
 	var out []*dictColumn
 	for i, f := range sc.Fields() {
-		if !contains(chosen, f.Name) {
+		if !slices.Contains(chosen, f.Name) {
 			continue
 		}
 		if d := newDictColumn(rec.Column(i), mem); d != nil {

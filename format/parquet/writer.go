@@ -126,8 +126,8 @@ type Writer struct {
 	// which decide the dictionary columns (until then pw and fw are nil).
 	props     []pq.WriterProperty
 	aprops    pqarrow.ArrowWriterProperties
+	psc       *schema.Schema
 	dictCols  []string
-	dictAuto  bool
 	opened    bool
 	forceDict []string
 	mem       memory.Allocator
@@ -241,7 +241,7 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 			wr.leafTop = append(wr.leafTop, i)
 		}
 	}
-	wr.props, wr.aprops, wr.forceDict, wr.dictAuto, wr.mem = props, aprops, o.DictionaryColumns, o.Dictionary, mem
+	wr.props, wr.aprops, wr.psc, wr.forceDict, wr.mem = props, aprops, psc, o.DictionaryColumns, mem
 	if !o.Dictionary {
 		if err := wr.open(nil); err != nil {
 			return nil, err
@@ -293,13 +293,9 @@ func (w *Writer) open(dict []string) error {
 	w.dictCols = dict
 	wprops := pq.NewWriterProperties(props...)
 	if allFlat(w.wschema) && !forcePqarrow {
-		psc, err := pqarrow.ToParquet(w.wschema, wprops, w.aprops)
-		if err != nil {
-			return fmt.Errorf("parquet writer: schema %s: %w", w.schema, err)
-		}
 		// What pqarrow.NewFileWriter does, minus the ARROW:schema key (not stored: the
 		// writer properties above do not ask for it) and the record path.
-		pw, err := file.NewParquetWriterWithError(w.sink, psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
+		pw, err := file.NewParquetWriterWithError(w.sink, w.psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
 		if err != nil {
 			return fmt.Errorf("parquet writer: start file: %w", err)
 		}
