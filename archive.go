@@ -46,7 +46,16 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		ao.TimelineZone = time.UTC
 	}
-	res, err := archive.Run(ctx, t.meta.Storage, dryRun, ao)
+	var res *ArchiveResult
+	run := func() (err error) {
+		res, err = archive.Run(ctx, t.meta.Storage, dryRun, ao)
+		return err
+	}
+	if dryRun {
+		err = run()
+	} else {
+		err = t.underLock(ctx, cfg, logger, "archive", run)
+	}
 	if err != nil {
 		t.reload(ctx) // part of the archival may have happened
 		return res, err

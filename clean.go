@@ -41,7 +41,10 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 	if o.DryRun {
 		res, err = clean.DryRun(ctx, t.meta.Storage, co)
 	} else {
-		res, err = clean.Run(ctx, t.meta.Storage, co)
+		err = t.underLock(ctx, cfg, nil, "clean", func() (err error) {
+			res, err = clean.Run(ctx, t.meta.Storage, co)
+			return err
+		})
 	}
 	t.reload(ctx)
 	return res, err
@@ -61,7 +64,11 @@ func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOpti
 		return false, err
 	}
 	co.Now, co.Logger = o.Now, o.Logger
-	res, err := clean.Run(ctx, t.meta.Storage, co)
+	var res *CleanResult
+	err = t.underLock(ctx, cfg, o.Logger, "inline clean", func() (err error) {
+		res, err = clean.Run(ctx, t.meta.Storage, co)
+		return err
+	})
 	if err != nil {
 		return true, fmt.Errorf("inline clean: %w", err)
 	}

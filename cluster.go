@@ -41,6 +41,10 @@ func (t *Table) Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, 
 	if err != nil {
 		return nil, err
 	}
+	if co.Concurrency, err = t.concurrency(cfg, nil); err != nil {
+		return nil, err
+	}
+	defer co.Concurrency.Close()
 	var res *ClusterResult
 	switch {
 	case o.DryRun:
@@ -106,6 +110,10 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 	if o.Logger != nil {
 		co.Write.Logger = o.Logger
 	}
+	if co.Concurrency, err = t.concurrency(cfg, o.Logger); err != nil {
+		return false, err
+	}
+	defer co.Concurrency.Close()
 	inst, _, err := clustering.Schedule(ctx, t.meta.Storage, co)
 	if err != nil {
 		return true, fmt.Errorf("schedule inline clustering: %w", err)

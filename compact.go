@@ -57,6 +57,10 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC
 	}
+	if co.Concurrency, err = t.concurrency(cfg, nil); err != nil {
+		return nil, err
+	}
+	defer co.Concurrency.Close()
 	res, err := compaction.Run(ctx, t.meta.Storage, o.Schedule, o.Run, co)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,10 @@ type RollbackOptions struct {
 	IncludeLater bool
 	// DryRun lists the instants the rollback would undo, in order, and changes nothing.
 	DryRun bool
-	Logger *slog.Logger
+	// Settings take hoodie.* keys: the lock settings (hoodie.write.lock.*,
+	// hoodie.write.concurrency.mode) of the table's writers, whose lock the rollback takes.
+	Settings map[string]string
+	Logger   *slog.Logger
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -33,7 +36,20 @@ func (t *Table) Rollback(ctx context.Context, instant string, o RollbackOptions)
 	if err != nil {
 		return nil, err
 	}
-	res, err := rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+	cfg, err := settingsConfig(o.Settings, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	var res *RollbackResult
+	run := func() (err error) {
+		res, err = rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+		return err
+	}
+	if o.DryRun {
+		err = run()
+	} else {
+		err = t.underLock(ctx, cfg, o.Logger, "rollback", run)
+	}
 	// Later calls through this handle see the new timeline, also after a partial rollback.
 	t.reload(ctx)
 	return res, err

@@ -26,6 +26,9 @@ type SavepointOptions struct {
 	// DryRun (restore only) lists the instants the restore would roll back and changes
 	// nothing.
 	DryRun bool
+	// Settings take hoodie.* keys: the lock settings (hoodie.write.lock.*,
+	// hoodie.write.concurrency.mode) of the table's writers, whose lock the operation takes.
+	Settings map[string]string
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -45,7 +48,20 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 	if err != nil {
 		return nil, err
 	}
-	res, err := savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+	cfg, err := settingsConfig(o.Settings, o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	var res *SavepointResult
+	run := func() (err error) {
+		res, err = savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+		return err
+	}
+	if o.DryRun {
+		err = run()
+	} else {
+		err = t.underLock(ctx, cfg, o.Logger, "savepoint "+string(op), run)
+	}
 	t.reload(ctx)
 	return res, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/schema"
@@ -179,6 +180,13 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC
 	}
+	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
+	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name()); err != nil {
+		return write.Options{}, nil, err
+	}
+	if wo.Concurrency.Lock != nil {
+		wo.Concurrency.Lock.SetLogger(o.Logger)
+	}
 	return wo, cfg, nil
 }
 
@@ -189,6 +197,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 	if err != nil {
 		return nil, err
 	}
+	defer wo.Concurrency.Close()
 	res, err := write.Write(ctx, t.meta, batches, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
@@ -205,6 +214,7 @@ func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o Write
 	if err != nil {
 		return nil, err
 	}
+	defer wo.Concurrency.Close()
 	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }

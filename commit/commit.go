@@ -95,10 +95,14 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 		}
 	}
 	txn := &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: inst, Action: action, heartbeat: hbt}
-	body, err := commitmeta.EncodeJSON(inflight)
-	if err != nil {
-		txn.heartbeat.Stop()
-		return nil, err
+	// A nil profile is an empty inflight file, as Java's bulk_insert writes it.
+	var body []byte
+	if inflight != nil {
+		var err error
+		if body, err = commitmeta.EncodeJSON(inflight); err != nil {
+			txn.heartbeat.Stop()
+			return nil, err
+		}
 	}
 	name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateInflight}.FileName(tl.Layout)
 	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), body); err != nil {

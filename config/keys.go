@@ -501,6 +501,22 @@ var (
 		"Missed heartbeats before a writer counts as dead.")
 	EarlyConflictDetectionEnable = key("hoodie.write.concurrency.early.conflict.detection.enable", Bool, Lock, "false",
 		"Detect conflicts from markers before commit (0.13.0).")
+	ZookeeperLockURL = noDefault("hoodie.write.lock.zookeeper.url", String, Lock,
+		"ZooKeeper servers (comma-separated host[:port]) of ZookeeperBasedLockProvider.")
+	ZookeeperLockPort = noDefault("hoodie.write.lock.zookeeper.port", Int, Lock,
+		"ZooKeeper port, for servers in the url that name none.")
+	ZookeeperLockKey = noDefault("hoodie.write.lock.zookeeper.lock_key", String, Lock,
+		"Znode under base_path that is locked; the table name when unset (Java infers it from hoodie.table.name).")
+	ZookeeperLockBasePath = noDefault("hoodie.write.lock.zookeeper.base_path", String, Lock,
+		"Base znode path of the lock; the same for every writer of the table.")
+	ZookeeperLockSessionTimeoutMs = key("hoodie.write.lock.zookeeper.session_timeout_ms", Int, Lock, "60000",
+		"ZooKeeper session timeout: a dead holder's lock is released when its session expires.")
+	ZookeeperLockConnectionTimeoutMs = key("hoodie.write.lock.zookeeper.connection_timeout_ms", Int, Lock, "15000",
+		"How long to wait to connect to ZooKeeper.")
+	HiveMetastoreLockDatabase = noDefault("hoodie.write.lock.hivemetastore.database", String, Lock,
+		"HiveMetastoreBasedLockProvider's database (the provider is refused by hudi-go: no metastore).")
+	HiveMetastoreLockTable = noDefault("hoodie.write.lock.hivemetastore.table", String, Lock,
+		"HiveMetastoreBasedLockProvider's table (the provider is refused by hudi-go: no metastore).")
 	NumRetriesOnConflictFailures = key("hoodie.write.num.retries.on.conflict.failures", Int, Lock, "0",
 		"Retries of a batch after a write conflict (0.13.0).")
 )
@@ -649,6 +665,8 @@ func registered() []Key {
 		LockAcquireRetryWaitMs, LockAcquireRetryMaxWaitMs, LockAcquireWaitTimeoutMs, LockAcquireClientNumRetries,
 		LockAcquireClientRetryWaitMs, FilesystemLockPath, FilesystemLockExpire, HeartbeatIntervalMs,
 		HeartbeatTolerableMisses, EarlyConflictDetectionEnable, NumRetriesOnConflictFailures,
+		ZookeeperLockURL, ZookeeperLockPort, ZookeeperLockKey, ZookeeperLockBasePath, ZookeeperLockSessionTimeoutMs,
+		ZookeeperLockConnectionTimeoutMs, HiveMetastoreLockDatabase, HiveMetastoreLockTable,
 		// §12, §13
 		TimelineTimezone, TimelineLayoutVersion, TimelineHolesResolutionPolicy, TableName, DatabaseName, TableType,
 		TableVersion, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,

@@ -265,3 +265,13 @@ func (t *Table) Archived(ctx context.Context) ([]timeline.ArchivedInstant, error
 func (t *Table) List(ctx context.Context) (*fsview.Listing, error) {
 	return fsview.ListPartitions(ctx, t.Storage)
 }
+
+// LoadTimeline reads the active timeline from storage again (the table lock's holder does
+// before it changes the timeline, to see what other processes did meanwhile).
+func (t *Table) LoadTimeline(ctx context.Context) (*timeline.Timeline, error) {
+	tl, err := t.Config.loadTimeline(ctx, t.Storage)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Storage.Root(), err)
+	}
+	return tl, nil
+}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/commit"
 )
 
 // Operation is a write operation (hoodie.datasource.write.operation).
@@ -136,6 +138,11 @@ type Options struct {
 	Mem      memory.Allocator
 	// Parallelism is the number of files written at once (default: CPUs).
 	Parallelism int
+	// Concurrency is how the write coordinates with other writers and table services:
+	// the concurrency mode, the failed-writes policy, the heartbeat and the table lock
+	// (commit.ConcurrencyFromConfig). The zero value is single-writer mode with the
+	// EAGER policy and no lock.
+	Concurrency commit.Concurrency
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -218,6 +225,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Mem == nil {
 		o.Mem = memory.DefaultAllocator
+	}
+	if o.Concurrency.Mode == "" {
+		o.Concurrency.Mode = commit.SingleWriter
+	}
+	if o.Concurrency.FailedWrites == "" {
+		o.Concurrency.FailedWrites = commit.FailedWritesEager
 	}
 	return o
 }

@@ -89,10 +89,12 @@ const streamQueue = 2
 // writeStream is WriteReader's streaming bulk_insert: Write's steps with the input
 // read batch by batch (see streamFiles).
 func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o Options) (*Result, error) {
-	t, o, res, err := openForWrite(ctx, t, o)
+	t, o, res, release, err := openForWrite(ctx, t, o)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	start := commit.NewWriteStart(t.Timeline)
 	input := rdr.Schema()
 	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
 	if err != nil {
@@ -114,7 +116,9 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if w.mor {
 		action = spec.ActionDeltaCommit
 	}
-	env, err := w.begin(ctx, action, nil, writeSchema, avroSchema)
+	// A streamed bulk_insert only creates file groups: Java starts it with an empty
+	// inflight file, and it has no existing file group to conflict on.
+	env, err := w.begin(ctx, action, nil, writeSchema, avroSchema, nil, nil, start)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +128,7 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if err != nil {
 		return nil, err
 	}
-	if err := complete(ctx, env.txn, o, res, action, avroSchema, stats, nil); err != nil {
+	if err := w.complete(ctx, env.txn, res, action, avroSchema, stats, nil, start); err != nil {
 		return nil, err
 	}
 	return res, nil

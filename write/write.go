@@ -33,10 +33,14 @@ var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
 // _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
 // already written belong to a pending instant that the next writer rolls back.
 func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Options) (*Result, error) {
-	t, o, res, err := openForWrite(ctx, t, o)
+	t, o, res, release, err := openForWrite(ctx, t, o)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
+	// The timeline this write plans against: the conflict check at the commit looks at
+	// what changed after it.
+	start := commit.NewWriteStart(t.Timeline)
 	// Footers the index lookup stashes for this write's merges are not kept beyond it.
 	defer t.DropStashedFooters()
 	var deletes [][]bool
@@ -133,7 +137,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 			return nil, err
 		}
 	}
-	env, err := w.begin(ctx, action, requested, writeSchema, avroSchema)
+	env, err := w.begin(ctx, action, requested, writeSchema, avroSchema, pl.profile(w, o.Operation), pl.groups(), start)
 	if err != nil {
 		return nil, err
 	}
@@ -142,57 +146,83 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	if err := complete(ctx, env.txn, o, res, action, avroSchema, stats, pl.replaced); err != nil {
+	if err := w.complete(ctx, env.txn, res, action, avroSchema, stats, pl.replaced, start); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
 // openForWrite checks that the write can go ahead and returns the table as it is now,
-// failed writes rolled back (their instants in the result), and o with its defaults.
-func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table, Options, *Result, error) {
+// failed writes rolled back (their instants in the result), o with its defaults, and the
+// release of the table lock. In single-writer mode the write holds the lock from here to
+// its commit, so no other writer plans, starts or commits in between (see
+// commit.SingleWriter); under optimistic concurrency control it takes the lock only to
+// start its instant and to commit (begin, complete), and the lock is not held here.
+func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Table, _ Options, _ *Result, release func(), err error) {
 	o = o.withDefaults()
+	release = func() {}
 	if err := checkWritable(t); err != nil {
-		return nil, o, nil, err
+		return nil, o, nil, release, err
 	}
 	if err := checkMetaFieldsSetting(t, o); err != nil {
-		return nil, o, nil, err
+		return nil, o, nil, release, err
 	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
+	if o.Concurrency.Mode == commit.SingleWriter {
+		if release, err = o.Concurrency.Acquire(ctx, "write"); err != nil {
+			return nil, o, nil, func() {}, err
+		}
+		defer func() {
+			if err != nil {
+				release()
+			}
+		}()
+	}
 	// Always plan against the timeline as it is now: a handle opened before earlier
 	// commits would otherwise miss their files (and duplicate updated keys). Reopen keeps
 	// the handle's cache of decoded commit metadata and footers.
-	t, err := t.Reopen(ctx)
+	t, err = t.Reopen(ctx)
 	if err != nil {
-		return nil, o, nil, err
+		return nil, o, nil, release, err
 	}
 	res := &Result{Operation: string(o.Operation)}
-	rolled, err := commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone, Logger: o.Logger})
-	for _, r := range rolled {
-		res.RolledBack = append(res.RolledBack, string(r))
-	}
-	if err != nil {
-		return nil, o, nil, err
+	// EAGER: roll back failed writes before writing (each refused while its heartbeat
+	// lives). LAZY leaves them to the cleaner, which rolls back those whose heartbeat
+	// expired; NEVER leaves them.
+	var rolled []spec.InstantTime
+	if o.Concurrency.FailedWrites == commit.FailedWritesEager {
+		rolled, err = commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone,
+			Logger: o.Logger, Heartbeat: o.Concurrency.Heartbeat})
+		for _, r := range rolled {
+			res.RolledBack = append(res.RolledBack, string(r))
+		}
+		if err != nil {
+			return nil, o, nil, release, err
+		}
 	}
 	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
-		return nil, o, nil, err
+		return nil, o, nil, release, err
 	} else if had {
 		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
 		if t, err = t.Reopen(ctx); err != nil {
-			return nil, o, nil, err
+			return nil, o, nil, release, err
 		}
 	}
-	return t, o, res, nil
+	return t, o, res, release, nil
 }
 
 // complete commits txn with the write's stats (and, for a replace operation, the file
-// groups it replaces) and fills res from them.
-func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, action spec.Action, avroSchema string,
-	stats []commitmeta.WriteStat, replaced map[string][]spec.FileID) error {
+// groups it replaces) and fills res from them. Under the table lock it re-reads the
+// timeline, checks that the instant may still commit and that no instant changed the
+// file groups it changed since start (commit.ResolveConflicts); on a conflict it rolls
+// its instant back and fails.
+func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, action spec.Action, avroSchema string,
+	stats []commitmeta.WriteStat, replaced map[string][]spec.FileID, start commit.WriteStart) error {
+	o := w.o
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
 		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: o.Operation.WriteOperationType()}
 	for _, s := range stats {
@@ -212,7 +242,7 @@ func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, acti
 		}
 	}
 	o.progress(Progress{Phase: PhaseCommit})
-	if err := txn.Complete(ctx, meta); err != nil {
+	if err := w.commitUnderLock(ctx, txn, meta, start); err != nil {
 		return err
 	}
 	res.Instant = string(txn.Instant)
@@ -220,17 +250,34 @@ func complete(ctx context.Context, txn *commit.Txn, o Options, res *Result, acti
 	return nil
 }
 
-// tableKeyGen is the table's key generator over input rows of schema rows.
-// begin starts the write's instant (requested, then inflight with empty metadata) and
-// returns what its file writes share. The caller closes env.txn.
-func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte, writeSchema *arrow.Schema, avroSchema string) (*writeEnv, error) {
+// begin starts the write's instant (requested, then inflight holding the write's planned
+// profile, Java's workload profile; nil writes an empty inflight file) and returns what its
+// file writes share. The caller closes env.txn.
+//
+// Under optimistic concurrency control it takes the table lock to do so, and first checks
+// the file groups the plan changes (planned) against what other writers and services did
+// since start, so that a write that would lose at its commit fails before writing anything.
+func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte, writeSchema *arrow.Schema, avroSchema string,
+	inflight *commitmeta.CommitMetadata, planned map[commit.FileGroup]bool, start commit.WriteStart) (*writeEnv, error) {
 	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
 	if err != nil {
 		return nil, err
 	}
-	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: w.o.Operation.WriteOperationType()}
-	txn, err := commit.Begin(ctx, w.t.Storage, w.t.Timeline, action, requested, inflight, w.o.Now, w.o.TimelineZone, commit.HeartbeatOptions{})
+	tl := w.t.Timeline
+	if w.o.Concurrency.Mode == commit.OptimisticConcurrency {
+		release, err := w.o.Concurrency.Acquire(ctx, "start write")
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if tl, err = w.t.LoadTimeline(ctx); err != nil {
+			return nil, err
+		}
+		if err := commit.ResolveConflicts(ctx, w.t.Storage, tl, "", planned, start); err != nil {
+			return nil, fmt.Errorf("before starting the write: %w", err)
+		}
+	}
+	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, w.o.Now, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 func newRollbackCmd(e *env) *cobra.Command {
 	var format string
 	var includeLater, dryRun bool
+	var sets []string
 	cmd := &cobra.Command{
 		Use:   "rollback TABLE INSTANT",
 		Short: "Roll back a commit, deltacommit, replacecommit or compaction (table version 6)",
@@ -33,11 +34,15 @@ later ones after it unless --include-later, which rolls those back first, newest
 			if !isInstant(args[1]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[1])
 			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
 			t, err := hudi.Open(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			res, err := t.Rollback(cmd.Context(), args[1], hudi.RollbackOptions{IncludeLater: includeLater, DryRun: dryRun, Logger: e.logger})
+			res, err := t.Rollback(cmd.Context(), args[1], hudi.RollbackOptions{IncludeLater: includeLater, DryRun: dryRun, Settings: settings, Logger: e.logger})
 			if err != nil {
 				return err
 			}
@@ -66,6 +71,7 @@ later ones after it unless --include-later, which rolls those back first, newest
 	f.StringVar(&format, "format", "text", "output: text or json")
 	f.BoolVar(&includeLater, "include-later", false, "roll back later instants first, newest first")
 	f.BoolVar(&dryRun, "dry-run", false, "list the instants that would be rolled back; change nothing")
+	f.StringArrayVar(&sets, "set", nil, "hoodie.* settings: the table lock's (hoodie.write.lock.*), key=value (repeatable)")
 	return cmd
 }
 

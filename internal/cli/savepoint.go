@@ -12,6 +12,7 @@ import (
 
 func newSavepointCmd(e *env) *cobra.Command {
 	var format, user, comment string
+	var sets []string
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "savepoint TABLE create|delete|restore INSTANT",
@@ -43,11 +44,16 @@ the savepoint. restore --dry-run lists the instants it would roll back and chang
 			if !isInstant(args[2]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[2])
 			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
 			t, err := hudi.Open(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			res, err := t.Savepoint(cmd.Context(), op, args[2], hudi.SavepointOptions{User: user, Comment: comment, DryRun: dryRun, Logger: e.logger})
+			res, err := t.Savepoint(cmd.Context(), op, args[2], hudi.SavepointOptions{User: user, Comment: comment, DryRun: dryRun,
+				Settings: settings, Logger: e.logger})
 			if err != nil {
 				return err
 			}
@@ -81,5 +87,6 @@ the savepoint. restore --dry-run lists the instants it would roll back and chang
 	f.StringVar(&user, "user", "", "savepointedBy of a new savepoint (default \"default\")")
 	f.StringVar(&comment, "comment", "", "comments of a new savepoint (default \"default\")")
 	f.BoolVar(&dryRun, "dry-run", false, "restore: list the instants that would be rolled back; change nothing")
+	f.StringArrayVar(&sets, "set", nil, "hoodie.* settings: the table lock's (hoodie.write.lock.*), key=value (repeatable)")
 	return cmd
 }

@@ -29,14 +29,14 @@ var layer = map[string]int{
 	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
 	"filegroup": 3, "mdt": 3,
 	"table":  4,
-	"commit": 5,
-	"read":   6, "write": 6, "services/compaction": 6, "services/clean": 6,
+	"commit": 5, "commit/lock": 5,
+	"read": 6, "write": 6, "services/compaction": 6, "services/clean": 6,
 	"services/archive":  6,
 	"services/rollback": 6, "services/savepoint": 6, "services/clustering": 6,
 	"hudi": 7, "sql": 7,
 	"sql/parser":   7, // pure Go: imports only the standard library
 	"internal/cli": 8, "cmd/hudi": 8,
-	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9,
+	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9, "internal/concurrencytest": 9,
 	"bench": 9, // the benchmark command: links DuckDB (cgo) like internal/crosscheck
 }
 
@@ -45,6 +45,7 @@ var sameLayer = map[string][]string{
 	"storage/local":       {"storage"},
 	"storage/mem":         {"storage"},
 	"fsview":              {"timeline"},
+	"commit":              {"commit/lock"},
 	"services/compaction": {"write"},
 	"services/clustering": {"write"},
 	"internal/cli":        {},

@@ -60,6 +60,10 @@ type Options struct {
 	Write write.Options
 	// Heartbeat configures the executor's heartbeat.
 	Heartbeat commit.HeartbeatOptions
+	// Concurrency holds the table lock, taken while a plan is made and written, while a
+	// killed run is rolled back and while the replacecommit is published; the rewrite
+	// itself runs without it (zero value: no lock).
+	Concurrency commit.Concurrency
 }
 
 // DefaultExecutionStrategy is hoodie.clustering.execution.strategy.class's default.
@@ -220,6 +224,13 @@ func check(t *table.Table) error {
 // It returns "" and a nil plan when there is nothing to cluster.
 func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantTime, *commitmeta.RequestedReplaceMetadata, error) {
 	o = o.withDefaults()
+	// Under the lock the plan sees every write that committed before it; a write still
+	// running fails its commit on this plan (commit.ResolveConflicts).
+	release, err := o.Concurrency.Acquire(ctx, "schedule clustering")
+	if err != nil {
+		return "", nil, err
+	}
+	defer release()
 	t, err := table.Open(ctx, st)
 	if err != nil {
 		return "", nil, err
@@ -289,8 +300,13 @@ func Execute(ctx context.Context, st storage.Storage, only spec.InstantTime, o O
 		done[next.Time] = true
 		r := &Result{Instant: string(next.Time), Action: string(spec.ActionReplaceCommit), Operation: "cluster"}
 		if _, inflight := next.File(spec.StateInflight); inflight {
+			release, err := o.Concurrency.Acquire(ctx, "roll back a killed clustering run")
+			if err != nil {
+				return out, err
+			}
 			rb, err := commit.RollbackInflightClustering(ctx, st, t.Timeline, *next,
 				commit.RollbackOptions{Now: o.Write.Now, Location: o.Write.TimelineZone, Heartbeat: o.Heartbeat, Logger: o.Write.Logger})
+			release()
 			if err != nil {
 				return out, err
 			}

@@ -148,7 +148,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			res.Bytes += s.TotalWriteBytes
 		}
 	}
-	if err := txn.Complete(ctx, meta); err != nil {
+	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
 		return err
 	}
 	res.Completed = true

@@ -89,6 +89,10 @@ type Options struct {
 	Strategy         string
 	LogSizeThreshold int64
 	LogNumThreshold  int
+	// Concurrency holds the table lock, taken while a plan is made and written and while
+	// the compaction commit is published; the merge itself runs without it (zero value: no
+	// lock).
+	Concurrency commit.Concurrency
 }
 
 // Compaction strategies (simple names of Java's org.apache.hudi.table.action.compact.strategy classes).
@@ -198,6 +202,14 @@ func check(t *table.Table) error {
 // nothing to compact. Groups in a pending compaction are left out.
 func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantTime, *commitmeta.CompactionPlan, error) {
 	o = o.withDefaults()
+	// Under the lock, the plan sees every write that started before it (single-writer
+	// writes hold the lock throughout; optimistic ones fail their commit on a plan they
+	// did not see), so no write's log blocks are left behind in a compacted slice.
+	release, err := o.Concurrency.Acquire(ctx, "schedule compaction")
+	if err != nil {
+		return "", nil, err
+	}
+	defer release()
 	t, err := table.Open(ctx, st)
 	if err != nil {
 		return "", nil, err
@@ -404,7 +416,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, commit.HeartbeatOptions{})
+	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, o.Concurrency.Heartbeat)
 	if err != nil {
 		return nil, err
 	}
@@ -506,7 +518,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		res.FilesWritten++
 		res.Bytes += stats[i].TotalWriteBytes
 	}
-	if err := txn.Complete(ctx, meta); err != nil {
+	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
 		return nil, err
 	}
 	res.Completed = true

@@ -1,0 +1,339 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/storage/local"
+)
+
+func fsOptions(expire time.Duration) Options {
+	return Options{Provider: FileSystemProvider, WaitTimeout: 50 * time.Millisecond, FilesystemExpire: expire}
+}
+
+func newTableDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".hoodie"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestFileSystemLockIsExclusive pins Java's FileSystemBasedLockProvider: the lock is the
+// file <table>/.hoodie/lock, created only if absent, and held while it exists.
+func TestFileSystemLockIsExclusive(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	a, err := New(fsOptions(0), local.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := New(fsOptions(0), local.New(dir))
+	if ok, err := a.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("first TryLock = %v, %v", ok, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".hoodie", "lock")); err != nil {
+		t.Fatalf("Java's lock file .hoodie/lock: %v", err)
+	}
+	if ok, err := b.TryLock(ctx, 100*time.Millisecond); ok || err != nil {
+		t.Fatalf("second TryLock while held = %v, %v; want false", ok, err)
+	}
+	if h := b.Holder(ctx); !strings.Contains(h, fmt.Sprint(os.Getpid())) {
+		t.Errorf("Holder = %q, want it to name this process", h)
+	}
+	if err := a.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := b.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock after release = %v, %v", ok, err)
+	}
+	_ = b.Close()
+	if _, err := os.Stat(filepath.Join(dir, ".hoodie", "lock")); !os.IsNotExist(err) {
+		t.Errorf("Close left the lock file: %v", err)
+	}
+}
+
+// TestFileSystemLockExpiry pins hoodie.write.lock.filesystem.expire: a lock file not
+// modified for longer than N minutes is deleted by the next taker; with 0 (Java's default)
+// it never expires. The stale lock here is Java-written (LockInfo JSON, no holder process).
+func TestFileSystemLockExpiry(t *testing.T) {
+	ctx := context.Background()
+	javaLock := `{"lockCreateTime":"2024-01-01 00:00:00.000","lockThreadName":"main","lockStacksInfo":[]}`
+	for _, tc := range []struct {
+		name   string
+		expire time.Duration
+		age    time.Duration
+		want   bool
+	}{
+		{"expire0_never", 0, 48 * time.Hour, false},
+		{"expire1_old", time.Minute, 2 * time.Minute, true},
+		{"expire1_fresh", time.Minute, 10 * time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := newTableDir(t)
+			p := filepath.Join(dir, ".hoodie", "lock")
+			if err := os.WriteFile(p, []byte(javaLock), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-tc.age)
+			if err := os.Chtimes(p, old, old); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := New(fsOptions(tc.expire), local.New(dir))
+			ok, err := l.TryLock(ctx, 100*time.Millisecond)
+			if err != nil || ok != tc.want {
+				t.Fatalf("TryLock = %v, %v; want %v", ok, err, tc.want)
+			}
+			_ = l.Close()
+		})
+	}
+}
+
+// TestFileSystemLockOfDeadProcessIsBroken: a lock whose holder (recorded in the file) was
+// a process of this host that no longer exists is broken at once, whatever the expiry. Java
+// does not define this; hudi-go adds it so that a killed writer does not block the table.
+func TestFileSystemLockOfDeadProcessIsBroken(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	dead := deadPID(t)
+	body := fmt.Sprintf(`{"lockCreateTime":"x","lockThreadName":"hudi-go pid %d","lockStacksInfo":[],"hudiGoHost":%q,"hudiGoPid":%d,"hudiGoToken":"t"}`,
+		dead, hostname(), dead)
+	if err := os.WriteFile(filepath.Join(dir, ".hoodie", "lock"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := New(fsOptions(0), local.New(dir))
+	if ok, err := l.TryLock(ctx, 100*time.Millisecond); !ok || err != nil {
+		t.Fatalf("TryLock over a dead holder's lock = %v, %v; want true", ok, err)
+	}
+	_ = l.Close()
+	// A live holder (this process, seen from another provider) is not broken.
+	a, _ := New(fsOptions(0), local.New(dir))
+	if ok, _ := a.TryLock(ctx, time.Second); !ok {
+		t.Fatal("TryLock failed")
+	}
+	b, _ := New(fsOptions(0), local.New(dir))
+	if ok, _ := b.TryLock(ctx, 100*time.Millisecond); ok {
+		t.Fatal("a live holder's lock was broken")
+	}
+	_ = a.Close()
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skip("cannot start /bin/true:", err)
+	}
+	pid := p.Pid
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// TestFileSystemLockStaleBreakersNeverShare: many takers find the same expired lock at
+// once; breaking it goes through a create-if-absent break file, so at no time do two of
+// them hold the lock (without it, one taker could delete the lock another had just taken).
+func TestFileSystemLockStaleBreakersNeverShare(t *testing.T) {
+	ctx := context.Background()
+	for round := range 5 {
+		dir := newTableDir(t)
+		p := filepath.Join(dir, ".hoodie", "lock")
+		if err := os.WriteFile(p, []byte(`{"lockCreateTime":"old"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		_ = os.Chtimes(p, old, old)
+		var holders, most, acquired atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// Slow deletes widen the window between judging the lock stale and
+				// deleting it, where an unguarded breaker deletes a fresh lock.
+				l, _ := New(fsOptions(time.Minute), slowDeletes{local.New(dir)})
+				for range 3 {
+					ok, err := l.TryLock(ctx, 5*time.Second)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if !ok {
+						continue
+					}
+					acquired.Add(1)
+					n := holders.Add(1)
+					for {
+						m := most.Load()
+						if n <= m || most.CompareAndSwap(m, n) {
+							break
+						}
+					}
+					time.Sleep(2 * time.Millisecond)
+					holders.Add(-1)
+					if err := l.Unlock(ctx); err != nil {
+						t.Error(err)
+					}
+					return
+				}
+			}()
+		}
+		wg.Wait()
+		if most.Load() != 1 || acquired.Load() != 8 {
+			t.Fatalf("round %d: at most %d holders at once (want 1), %d of 8 acquired", round, most.Load(), acquired.Load())
+		}
+	}
+}
+
+// slowDeletes delays every delete.
+type slowDeletes struct{ storage.Storage }
+
+func (s slowDeletes) Delete(ctx context.Context, p string) error {
+	time.Sleep(5 * time.Millisecond)
+	return s.Storage.Delete(ctx, p)
+}
+
+// TestFileSystemLockPath pins hoodie.write.lock.filesystem.path: the lock file is "lock"
+// in that folder.
+func TestFileSystemLockPath(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	lockDir := filepath.Join(t.TempDir(), "locks")
+	o := fsOptions(0)
+	o.FilesystemPath = lockDir
+	l, err := New(o, local.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	if _, err := os.Stat(filepath.Join(lockDir, "lock")); err != nil {
+		t.Errorf("lock file in hoodie.write.lock.filesystem.path: %v", err)
+	}
+	_ = l.Close()
+}
+
+// TestInProcessLock pins InProcessLockProvider: one lock per table path within the process.
+func TestInProcessLock(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	o := Options{Provider: InProcessProvider}
+	a, _ := New(o, local.New(dir))
+	b, _ := New(o, local.New(dir))
+	other, _ := New(o, local.New(newTableDir(t)))
+	if ok, _ := a.TryLock(ctx, time.Second); !ok {
+		t.Fatal("first TryLock failed")
+	}
+	if ok, _ := b.TryLock(ctx, 50*time.Millisecond); ok {
+		t.Fatal("second TryLock on the same table succeeded while held")
+	}
+	if ok, _ := other.TryLock(ctx, 50*time.Millisecond); !ok {
+		t.Fatal("another table's lock is not independent")
+	}
+	_ = a.Unlock(ctx)
+	if ok, _ := b.TryLock(ctx, time.Second); !ok {
+		t.Fatal("TryLock after release failed")
+	}
+	_ = b.Close()
+	_ = other.Close()
+}
+
+// TestManagerRetriesAndReenters pins LockManager.lock's retries (client.num_retries more
+// attempts, client.wait_time_ms_between_retry apart) and the error when all fail, and
+// that a holder re-entering the lock releases it only with its outermost release.
+func TestManagerRetriesAndReenters(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	o := fsOptions(0)
+	o.ClientNumRetries, o.ClientRetryWait = 2, 10*time.Millisecond
+	m1, err := NewManager(o, local.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, _ := NewManager(o, local.New(dir))
+	rel, err := m1.Lock(ctx, "write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := m1.Lock(ctx, "inline clean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner()
+	if !m1.Held() {
+		t.Fatal("an inner release released the lock")
+	}
+	start := time.Now()
+	_, err = m2.Lock(ctx, "write")
+	if !errors.Is(err, ErrNotAcquired) || !strings.Contains(err.Error(), "3 attempts") || !strings.Contains(err.Error(), "held by process") {
+		t.Fatalf("Lock while held elsewhere: %v", err)
+	}
+	if d := time.Since(start); d < 3*o.WaitTimeout {
+		t.Errorf("gave up after %s, before 3 attempts of %s", d, o.WaitTimeout)
+	}
+	rel()
+	rel2, err := m2.Lock(ctx, "write")
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	rel2()
+}
+
+// TestProviderValidation pins the providers' required settings and the refusals.
+func TestProviderValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  map[string]string
+		want string // "" = valid
+	}{
+		{"fs", map[string]string{"hoodie.write.lock.provider": FileSystemProvider}, ""},
+		{"inprocess", map[string]string{"hoodie.write.lock.provider": InProcessProvider}, ""},
+		{"zk_default_needs_url", map[string]string{}, "hoodie.write.lock.zookeeper.url is required"},
+		{"zk_needs_base_path", map[string]string{"hoodie.write.lock.zookeeper.url": "127.0.0.1"}, "hoodie.write.lock.zookeeper.base_path is required"},
+		{"zk_ok", map[string]string{"hoodie.write.lock.zookeeper.url": "127.0.0.1", "hoodie.write.lock.zookeeper.port": "2181",
+			"hoodie.write.lock.zookeeper.base_path": "/hudi"}, ""},
+		{"hive_refused", map[string]string{"hoodie.write.lock.provider": HiveMetastoreProvider}, "no metastore"},
+		{"unknown", map[string]string{"hoodie.write.lock.provider": "com.example.MyLock"}, "not a lock provider hudi-go has"},
+		{"negative_expire", map[string]string{"hoodie.write.lock.provider": FileSystemProvider, "hoodie.write.lock.filesystem.expire": "-1"}, "filesystem.expire=-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.New()
+			if _, err := cfg.SetAll(tc.set); err != nil {
+				t.Fatal(err)
+			}
+			_, err := OptionsFromConfig(cfg, "trips")
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestZookeeperServers pins how url and port combine into the server list.
+func TestZookeeperServers(t *testing.T) {
+	got, err := ZKOptions{URL: "a, b:2182", Port: 2190}.servers()
+	if err != nil || strings.Join(got, ",") != "a:2190,b:2182" {
+		t.Fatalf("servers = %v, %v", got, err)
+	}
+	got, _ = ZKOptions{URL: "a"}.servers()
+	if got[0] != "a:2181" {
+		t.Fatalf("servers without port = %v", got)
+	}
+}
