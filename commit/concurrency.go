@@ -275,6 +275,10 @@ func ResolveConflicts(ctx context.Context, st storage.Storage, tl *timeline.Time
 				more = fmt.Sprintf(" and %d more", len(clash)-3)
 				clash = clash[:3]
 			}
+			if self == "" {
+				return fmt.Errorf("%w: this write would change file group %s%s, which %s also changes; nothing was written, run it again",
+					ErrWriteConflict, strings.Join(clash, ", "), more, what)
+			}
 			return fmt.Errorf("%w: instant %s changes file group %s%s, which %s also changes; this write is rolled back, run it again",
 				ErrWriteConflict, self, strings.Join(clash, ", "), more, what)
 		}
