@@ -37,6 +37,10 @@ type CommitMetadata struct {
 	PartitionToReplaceFileIDs map[string][]string
 	// Version is the Avro "version" field (0 when absent, as in all observed files).
 	Version int32
+	// Profile marks the workload profile of an inflight file
+	// (BaseCommitActionExecutor.saveWorkloadProfileMetadataToInflight): EncodeJSON writes
+	// its stats' partitionPath as null, as Java does there. Decoders leave it false.
+	Profile bool
 }
 
 // RuntimeStats is HoodieRuntimeStats: milliseconds spent by the write handle.

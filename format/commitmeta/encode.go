@@ -30,7 +30,16 @@ func EncodeJSON(m *CommitMetadata) ([]byte, error) {
 		stats := m.PartitionToWriteStats[p]
 		list := make(jarray, 0, len(stats))
 		for i := range stats {
-			list = append(list, writeStatJSON(&stats[i]))
+			st := writeStatJSON(&stats[i])
+			if m.Profile {
+				// Java's workload profile never sets partitionPath: it is null there.
+				for j := range st {
+					if st[j].key == "partitionPath" {
+						st[j].val = jnull{}
+					}
+				}
+			}
+			list = append(list, st)
 		}
 		partitions = append(partitions, member{p, list})
 	}
