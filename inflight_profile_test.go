@@ -42,10 +42,43 @@ func orderedKeys(t *testing.T, raw json.RawMessage) []string {
 // BaseCommitActionExecutor.saveWorkloadProfileMetadataToInflight): the same fields in the
 // same order; per partition a first stat with fileId "" and prevCommit "null" counting the
 // inserts, then one per updated file group with its slice's instant as prevCommit.
+//
+// The merge-on-read case compares a deltacommit's inflight file with
+// mor-parquet/v6_nonpartitioned's 20250117083136333.deltacommit.inflight the same way.
 func TestInflightProfileMatchesJava(t *testing.T) {
+	for _, tc := range []struct{ fixture, javaInflight, suffix string }{
+		{"cow/v6_nonpartitioned", "20240418173551906.inflight", ".inflight"},
+		{"mor-parquet/v6_nonpartitioned", "20250117083136333.deltacommit.inflight", ".deltacommit.inflight"},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) { inflightProfileMatchesJava(t, tc.fixture, tc.javaInflight, tc.suffix) })
+	}
+}
+
+// latestBaseInstant is the instant of the newest base file of file group id in dir older
+// than before (the write's own instant).
+func latestBaseInstant(t *testing.T, dir, id, before string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := ""
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, id+"_") && strings.HasSuffix(n, ".parquet") {
+			inst := strings.TrimSuffix(n[strings.LastIndex(n, "_")+1:], ".parquet")
+			if inst < before {
+				latest = max(latest, inst)
+			}
+		}
+	}
+	return latest
+}
+
+func inflightProfileMatchesJava(t *testing.T, fixture, javaInflight, suffix string) {
 	ctx := context.Background()
-	dir := testutil.Table(t, "cow/v6_nonpartitioned")
-	java, err := os.ReadFile(filepath.Join(dir, ".hoodie", "20240418173551906.inflight"))
+	dir := testutil.Table(t, fixture)
+	java, err := os.ReadFile(filepath.Join(dir, ".hoodie", javaInflight))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +105,7 @@ func TestInflightProfileMatchesJava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := os.ReadFile(filepath.Join(dir, ".hoodie", res.Instant+".inflight"))
+	ours, err := os.ReadFile(filepath.Join(dir, ".hoodie", res.Instant+suffix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,13 +164,11 @@ func TestInflightProfileMatchesJava(t *testing.T) {
 	if oStats[0]["fileId"] != "" || oStats[0]["prevCommit"] != "null" {
 		t.Errorf("insert stat fileId/prevCommit = %v/%v, want \"\"/null", oStats[0]["fileId"], oStats[0]["prevCommit"])
 	}
-	// The update stat names the file group and its latest slice's instant, as Java's
-	// names the group it updated and the commit before.
-	if fid, _ := oStats[1]["fileId"].(string); fid != jStats[1]["fileId"] {
-		t.Errorf("update stat fileId %q, want the fixture's only file group %v", fid, jStats[1]["fileId"])
-	}
-	if pc, _ := oStats[1]["prevCommit"].(string); pc != "20240418173551906" {
-		t.Errorf("update stat prevCommit %q, want the latest slice's instant 20240418173551906", pc)
+	// The update stat names the updated file group and its latest slice's instant, as
+	// Java's names the group it updated and the instant of its base file.
+	fid, _ := oStats[1]["fileId"].(string)
+	if want := latestBaseInstant(t, dir, fid, res.Instant); want == "" || oStats[1]["prevCommit"] != want {
+		t.Errorf("update stat fileId %q prevCommit %v, want an existing file group and its latest base instant %q", fid, oStats[1]["prevCommit"], want)
 	}
 	if !strings.Contains(string(ours), `"operationType" : "UPSERT"`) {
 		t.Errorf("operationType: %s", ours)
