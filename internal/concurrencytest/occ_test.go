@@ -93,7 +93,7 @@ func TestConcurrentWritersOneFileGroup(t *testing.T) {
 							continue
 						}
 						msg := w.p.stderr.String()
-						if mode == "single" || !strings.Contains(msg, "write conflict") || !strings.Contains(msg, "changes file group sf/") {
+						if mode == "single" || !strings.Contains(msg, "write conflict") || !strings.Contains(msg, "file group sf/") {
 							t.Errorf("writer %s failed without the conflict error: %s", w.rider, msg)
 						}
 					}
