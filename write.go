@@ -135,6 +135,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		return write.Options{}, nil, err
 	}
 	logWarnings(o.Logger, warnings)
+	if err := t.validateServiceSettings(cfg, o.Settings); err != nil {
+		return write.Options{}, nil, err
+	}
 	wo := write.Options{
 		Operation:           op,
 		IndexType:           cfg.String(config.IndexType),
@@ -220,7 +223,7 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 	if err := t.afterCommit(ctx, cfg, o); err != nil {
 		// The write is committed; a failed table service does not undo it (Java logs and
 		// rethrows; the data stays). Report both.
-		return res, fmt.Errorf("write %s committed; table service after it failed: %w", res.Instant, err)
+		return res, &ServiceError{Instant: res.Instant, Err: err}
 	}
 	return res, nil
 }

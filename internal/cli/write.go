@@ -167,15 +167,29 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		rdr.Release()
 		done()
 	}
-	if err != nil {
+	var svcErr *hudi.ServiceError
+	if err != nil && (!errors.As(err, &svcErr) || res == nil) {
 		return err
 	}
+	// A write whose inline service failed after the commit still prints its result, with
+	// the failure, so that a script sees the instant and does not write the rows again.
 	if format == "json" {
-		return json.NewEncoder(e.stdout).Encode(res)
+		out := struct {
+			*hudi.WriteResult
+			Committed    bool   `json:"committed"`
+			ServiceError string `json:"service_error,omitempty"`
+		}{WriteResult: res, Committed: true}
+		if svcErr != nil {
+			out.ServiceError = svcErr.Err.Error()
+		}
+		if encErr := json.NewEncoder(e.stdout).Encode(out); encErr != nil {
+			return encErr
+		}
+		return err
 	}
 	fmt.Fprintf(e.stdout, "committed %s %s (%s): %d file(s), %d inserted, %d updated, %d deleted, %d bytes\n",
 		res.Action, res.Instant, res.Operation, res.FilesWritten, res.Records.Inserted, res.Records.Updated, res.Records.Deleted, res.Bytes)
-	return nil
+	return err
 }
 
 // inputReader returns a reader that decodes the input rows, with the table's schema (plus

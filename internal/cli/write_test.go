@@ -279,3 +279,96 @@ func TestBulkInsertStreamsInput(t *testing.T) {
 		t.Errorf("the failed bulk_insert was not rolled back:\n%s", tl)
 	}
 }
+
+// A setting an inline table service would refuse after the commit refuses the write
+// before its instant is created (Java validates these when it builds the write config:
+// HoodieWriteConfig.Builder.validate, HoodieClusteringConfig.Builder.validate; the clean,
+// archive, clustering and compaction option checks are hudi-go's own, run early).
+func TestWriteRefusesServiceSettingsBeforeTheInstant(t *testing.T) {
+	dir := createTrips(t)
+	good := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", good); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := snapshotFiles(t, dir)
+	tests := []struct {
+		name string
+		sets []string
+		msg  string
+	}{
+		{"commits retained 0", []string{"hoodie.cleaner.commits.retained=0"}, "hoodie.cleaner.commits.retained=0"},
+		{"keep.min > keep.max", []string{"hoodie.keep.min.commits=40", "hoodie.keep.max.commits=30"}, "hoodie.keep.max.commits=30"},
+		{"keep.min <= retained", []string{"hoodie.cleaner.commits.retained=25"}, "hoodie.keep.min.commits=20"},
+		{"keep.min > keep.max with auto archive off (Java validates always)", []string{"hoodie.archive.automatic=false", "hoodie.keep.min.commits=40", "hoodie.keep.max.commits=30"}, "hoodie.keep.max.commits=30"},
+		{"file versions retained 0", []string{"hoodie.cleaner.policy=KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained=0"}, "hoodie.cleaner.fileversions.retained=0"},
+		{"archival batch 0", []string{"hoodie.commits.archival.batch=0"}, "hoodie.commits.archival.batch=0"},
+		{"inline and schedule-inline compaction", []string{"hoodie.compact.inline=true", "hoodie.compact.schedule.inline=true"}, "hoodie.compact.schedule.inline"},
+		{"inline and schedule-inline clustering", []string{"hoodie.clustering.inline=true", "hoodie.clustering.schedule.inline=true"}, "hoodie.clustering.schedule.inline"},
+		{"inline clustering, unsupported plan strategy", []string{"hoodie.clustering.inline=true", "hoodie.clustering.plan.strategy.class=x.SparkSingleFileSortPlanStrategy"}, "hoodie.clustering.plan.strategy.class"},
+		{"inline clustering of a bucket table", []string{"hoodie.clustering.inline=true", "hoodie.index.type=BUCKET"}, "BUCKET"},
+	}
+	for _, tc := range tests {
+		args := []string{"write", dir, "--input", good, "--format", "json"}
+		for _, s := range tc.sets {
+			args = append(args, "--set", s)
+		}
+		out, stderr, code := run(t, args...)
+		if code != ExitRuntime || !strings.Contains(stderr, tc.msg) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 mentioning %q", tc.name, code, out, stderr, tc.msg)
+		}
+		if after := snapshotFiles(t, dir); after != before {
+			t.Errorf("%s changed the table:\nbefore:\n%s\nafter:\n%s", tc.name, before, after)
+		}
+	}
+}
+
+// A merge-on-read write refuses compaction settings its inline compaction would refuse.
+func TestWriteRefusesInlineCompactionSettingsBeforeTheInstant(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mor")
+	if _, stderr, code := run(t, "create", dir, "--type", "mor", "--record-key", "uuid", "--precombine", "ts", "--schema", tripsDDL); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := snapshotFiles(t, dir)
+	in := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	_, stderr, code := run(t, "write", dir, "--input", in, "--set", "hoodie.compact.inline=true",
+		"--set", "hoodie.compaction.strategy=org.apache.hudi.table.action.compact.strategy.DayBasedCompactionStrategy")
+	if code != ExitRuntime || !strings.Contains(stderr, "hoodie.compaction.strategy") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if after := snapshotFiles(t, dir); after != before {
+		t.Errorf("the refused write changed the table:\n%s", after)
+	}
+}
+
+// An inline service that fails after the commit (here: a pending clean whose plan cannot
+// be read) exits 3, not 1, and the result says the write committed, with its instant
+// (hudi-go's CLI contract; Java has no CLI exit status for it).
+func TestWriteInlineServiceFailureAfterCommitExits3(t *testing.T) {
+	dir := createTrips(t)
+	good := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", good); code != 0 {
+		t.Fatal(stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".hoodie", "20000101000000000.clean.requested"), []byte("not avro"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"json", "text"} {
+		out, stderr, code := run(t, "write", dir, "--input", good, "--format", format)
+		if code != ExitServiceFailed {
+			t.Fatalf("%s: exit %d, want %d; stdout %q stderr %q", format, code, ExitServiceFailed, out, stderr)
+		}
+		inst := regexp.MustCompile(`\d{17}`).FindString(out)
+		if inst == "" || !strings.Contains(stderr, "committed") || !strings.Contains(stderr, inst) {
+			t.Errorf("%s: stdout %q stderr %q: want the committed instant in both", format, out, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".hoodie", inst+".commit")); err != nil {
+			t.Errorf("%s: the write is not committed: %v", format, err)
+		}
+		if format == "json" && (!strings.Contains(out, `"committed":true`) || !strings.Contains(out, `"service_error":`) || !strings.Contains(out, `"instant":"`+inst+`"`)) {
+			t.Errorf("json result %q: want instant, committed and service_error", out)
+		}
+		if format == "text" && !strings.HasPrefix(out, "committed commit "+inst) {
+			t.Errorf("text result %q", out)
+		}
+	}
+}
