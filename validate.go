@@ -3,6 +3,7 @@ package hudi
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
@@ -11,6 +12,8 @@ import (
 	"github.com/hudi-go/hudi/services/clustering"
 	"github.com/hudi-go/hudi/services/compaction"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write"
 )
 
 // validateServiceSettings checks, before a write creates its instant, every setting that
@@ -100,3 +103,70 @@ func (e *ServiceError) Error() string {
 }
 
 func (e *ServiceError) Unwrap() error { return e.Err }
+
+// checkTableSettings refuses settings that contradict the table or the operation, each
+// error naming the setting, the value given and the table's (or the operation's) value.
+//
+// Java's rules (HoodieWriterUtils.validateTableConfig, Hudi 0.14, run on the datasource
+// options of an append to an existing table): a given key that hoodie.properties also
+// holds must have the stored value (compared case-insensitively, as Spark's default
+// resolver does); hoodie.datasource.write.recordkey.field must equal
+// hoodie.table.recordkey.fields, hoodie.datasource.write.precombine.field
+// hoodie.table.precombine.field and hoodie.datasource.write.keygenerator.class
+// hoodie.table.keygenerator.class (exact strings).
+//
+// hudi-go's own rules, where Java 0.14 takes the table's value and ignores the option
+// (UNVERIFIED: HoodieSparkSqlWriter merges the table config over the options): the
+// table type (hoodie.datasource.write.table.type), the partition path fields
+// (hoodie.datasource.write.partitionpath.field, compared without CustomKeyGenerator's
+// ":TYPE" suffixes), and hoodie.datasource.write.operation against the operation asked for.
+func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config, op write.Operation) error {
+	var errs []error
+	conflict := func(key, given, stored, what string) {
+		errs = append(errs, fmt.Errorf("%s=%s contradicts %s%s", key, given, what, stored))
+	}
+	explicit := cfg.Explicit()
+	keys := make([]string, 0, len(explicit))
+	for k := range explicit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if stored, ok := tc.Props.Get(k); ok && !strings.EqualFold(strings.TrimSpace(stored), strings.TrimSpace(explicit[k])) {
+			conflict(k, explicit[k], stored, "the table's hoodie.properties value ")
+		}
+	}
+	exact := func(k config.Key, tableKey string) {
+		given, ok := explicit[k.Name]
+		stored, has := tc.Props.Get(tableKey)
+		if ok && has && given != stored {
+			conflict(k.Name, given, stored, "the table's "+tableKey+"=")
+		}
+	}
+	exact(config.RecordKeyField, table.KeyRecordKeyFields)
+	exact(config.PrecombineField, table.KeyPrecombineField)
+	exact(config.KeyGeneratorClass, table.KeyKeyGeneratorClass)
+	if given, ok := explicit[config.WriteTableType.Name]; ok && !strings.EqualFold(given, string(typ)) {
+		conflict(config.WriteTableType.Name, given, string(typ), "the table's "+table.KeyType+"=")
+	}
+	if given, ok := explicit[config.PartitionPathField.Name]; ok {
+		stripped := func(fields []string) string {
+			out := make([]string, len(fields))
+			for i, f := range fields {
+				f = strings.TrimSpace(f)
+				if j := strings.IndexByte(f, ':'); j >= 0 {
+					f = f[:j]
+				}
+				out[i] = f
+			}
+			return strings.Join(out, ",")
+		}
+		if stripped(strings.Split(given, ",")) != stripped(tc.PartitionFieldsRaw()) && !(given == "" && len(tc.PartitionFieldsRaw()) == 0) {
+			conflict(config.PartitionPathField.Name, given, strings.Join(tc.PartitionFieldsRaw(), ","), "the table's "+table.KeyPartitionFields+"=")
+		}
+	}
+	if given, ok := explicit[config.Operation.Name]; ok && !strings.EqualFold(given, string(op)) {
+		errs = append(errs, fmt.Errorf("%s=%s contradicts the operation asked for, %s", config.Operation.Name, given, op))
+	}
+	return errors.Join(errs...)
+}

@@ -122,19 +122,27 @@ type WriteResult = write.Result
 // writeOptions turns o into the write package's options (and the config its hoodie.*
 // settings make, for the inline services after the commit).
 func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, error) {
-	op := write.Upsert
-	if o.Operation != "" {
-		var err error
-		if op, err = write.ParseOperation(o.Operation); err != nil {
-			return write.Options{}, nil, err
-		}
-	}
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
 	if err != nil {
 		return write.Options{}, nil, err
 	}
 	logWarnings(o.Logger, warnings)
+	// Without an operation, hoodie.datasource.write.operation names it (as for Spark's
+	// datasource); with one, a different setting is refused by checkTableSettings.
+	opName := o.Operation
+	if opName == "" && cfg.IsSet(config.Operation) {
+		opName = cfg.String(config.Operation)
+	}
+	op := write.Upsert
+	if opName != "" {
+		if op, err = write.ParseOperation(opName); err != nil {
+			return write.Options{}, nil, err
+		}
+	}
+	if err := checkTableSettings(t.meta.Config, t.meta.Type, cfg, op); err != nil {
+		return write.Options{}, nil, err
+	}
 	if err := t.validateServiceSettings(cfg, o.Settings); err != nil {
 		return write.Options{}, nil, err
 	}

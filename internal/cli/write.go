@@ -119,8 +119,13 @@ the input are ignored. delete needs only the record key and partition columns.`,
 			if err != nil {
 				return err
 			}
-			if op == "" {
+			if !cmd.Flags().Changed("op") {
+				// hoodie.datasource.write.operation may name it; else upsert. An explicit
+				// --op that the setting contradicts is refused by the write.
 				op = "upsert"
+				if v, ok := settings["hoodie.datasource.write.operation"]; ok {
+					op = v
+				}
 			}
 			if input == "" && op != "delete_partition" {
 				return usagef("--input is required for %s (use - for stdin)", op)

@@ -372,3 +372,54 @@ func TestWriteInlineServiceFailureAfterCommitExits3(t *testing.T) {
 		}
 	}
 }
+
+// A --set that contradicts the table or the operation fails, naming both values. Java's
+// rules (HoodieWriterUtils.validateTableConfig, 0.14): a key hoodie.properties holds,
+// the record key, precombine and key generator settings. hudi-go's own (Java 0.14 takes
+// the table's value): the table type, the partition path fields and the operation.
+func TestWriteRefusesSettingsThatContradictTheTable(t *testing.T) {
+	dir := createTrips(t)
+	good := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", good); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := snapshotFiles(t, dir)
+	tests := []struct {
+		name string
+		args []string
+		want []string // both values, named in the error
+	}{
+		{"operation vs --op", []string{"--op", "insert", "--set", "hoodie.datasource.write.operation=upsert"}, []string{"hoodie.datasource.write.operation=upsert", "insert"}},
+		{"record key (Java)", []string{"--set", "hoodie.datasource.write.recordkey.field=rider"}, []string{"recordkey.field=rider", "hoodie.table.recordkey.fields=uuid"}},
+		{"precombine (Java)", []string{"--set", "hoodie.datasource.write.precombine.field=fare"}, []string{"precombine.field=fare", "hoodie.table.precombine.field=ts"}},
+		{"key generator (Java)", []string{"--set", "hoodie.datasource.write.keygenerator.class=org.apache.hudi.keygen.ComplexKeyGenerator"},
+			[]string{"ComplexKeyGenerator", "hoodie.table.keygenerator.class=org.apache.hudi.keygen.SimpleKeyGenerator"}},
+		{"table key in hoodie.properties (Java)", []string{"--set", "hoodie.table.type=MERGE_ON_READ"}, []string{"hoodie.table.type=MERGE_ON_READ", "COPY_ON_WRITE"}},
+		{"hive style in hoodie.properties (Java)", []string{"--set", "hoodie.datasource.write.hive_style_partitioning=false"}, []string{"hive_style_partitioning=false", "true"}},
+		{"writer table type", []string{"--set", "hoodie.datasource.write.table.type=MERGE_ON_READ"}, []string{"hoodie.datasource.write.table.type=MERGE_ON_READ", "COPY_ON_WRITE"}},
+		{"partition path fields", []string{"--set", "hoodie.datasource.write.partitionpath.field=rider"}, []string{"partitionpath.field=rider", "hoodie.table.partition.fields=city"}},
+	}
+	for _, tc := range tests {
+		args := append([]string{"write", dir, "--input", good}, tc.args...)
+		_, stderr, code := run(t, args...)
+		if code != ExitRuntime {
+			t.Errorf("%s: exit %d, want 1 (stderr %q)", tc.name, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q does not name %q", tc.name, stderr, w)
+			}
+		}
+		if after := snapshotFiles(t, dir); after != before {
+			t.Errorf("%s changed the table", tc.name)
+		}
+	}
+	// Settings that agree with the table are accepted (table keys case-insensitively),
+	// and the operation setting names the operation when --op is not given.
+	out, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"b","rider":"r2","fare":1.5,"city":"sf"}`), "--format", "json",
+		"--set", "hoodie.table.type=copy_on_write", "--set", "hoodie.datasource.write.recordkey.field=uuid",
+		"--set", "hoodie.datasource.write.partitionpath.field=city", "--set", "hoodie.datasource.write.operation=insert")
+	if code != 0 || !strings.Contains(out, `"operation":"insert"`) {
+		t.Errorf("agreeing settings: exit %d, %s %s", code, out, stderr)
+	}
+}
