@@ -163,6 +163,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Progress:            o.Progress,
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
+		WriterProps:         cfg.Explicit(),
 	}
 	setFileFormat(&wo, cfg)
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }

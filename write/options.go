@@ -59,6 +59,12 @@ const (
 
 // Options configure a write. Zero values take Hudi 0.14.1's defaults (see withDefaults).
 type Options struct {
+	// WriterProps are the write's explicit hoodie.* settings. Those hoodie.properties
+	// lacks configure the key generator: Spark 0.14 keeps writer-level key generator
+	// settings (hoodie.keygen.timebased.*) out of hoodie.properties, so a writer must give
+	// them again on every write. The table's own values win (a contradicting setting is
+	// refused before the write).
+	WriterProps map[string]string
 	Operation Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string

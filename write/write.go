@@ -260,20 +260,26 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
 		return nil, "", nil, nil, err
 	}
-	if gen, err = tableKeyGen(t, rows); err != nil {
+	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
 		return nil, "", nil, nil, err
 	}
 	return writeSchema, avroSchema, rows, gen, nil
 }
 
-func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {
+func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]string) (*keygen.Generator, error) {
+	props := t.Config.Props.Map()
+	for k, v := range writerProps {
+		if _, ok := props[k]; !ok {
+			props[k] = v
+		}
+	}
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),
 		RecordKeyFields: t.Config.RecordKeyFields(),
 		PartitionFields: t.Config.PartitionFieldsRaw(),
 		HiveStyle:       t.Config.HiveStylePartitioning(),
 		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           t.Config.Props.Map(),
+		Props:           props,
 	}, rows)
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)

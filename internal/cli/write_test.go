@@ -423,3 +423,50 @@ func TestWriteRefusesSettingsThatContradictTheTable(t *testing.T) {
 		t.Errorf("agreeing settings: exit %d, %s %s", code, out, stderr)
 	}
 }
+
+// Writer-level key generator settings are honoured on a table whose hoodie.properties
+// lacks them, as Spark 0.14 leaves hoodie.keygen.timebased.* out of it (no v6 fixture
+// uses TimestampBasedKeyGenerator, so the table is made here and its properties stripped
+// the way Spark writes them).
+func TestWriteHonoursWriterKeygenSettingsMissingFromTheTable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tb")
+	ts := []string{"--set", "hoodie.keygen.timebased.timestamp.type=DATE_STRING",
+		"--set", "hoodie.keygen.timebased.input.dateformat=yyyy-MM-dd HH:mm:ss",
+		"--set", "hoodie.keygen.timebased.output.dateformat=yyyy/MM/dd"}
+	args := append([]string{"create", dir, "--record-key", "id", "--precombine", "ts", "--partition-by", "ev",
+		"--schema", "id STRING, ts BIGINT, ev STRING",
+		"--set", "hoodie.datasource.write.keygenerator.class=org.apache.hudi.keygen.TimestampBasedKeyGenerator"}, ts...)
+	if _, stderr, code := run(t, args...); code != 0 {
+		t.Fatal(stderr)
+	}
+	propsPath := filepath.Join(dir, ".hoodie", "hoodie.properties")
+	b, err := os.ReadFile(propsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "hoodie.keygen.timebased.") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(propsPath, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := writeInput(t, `{"id":"a","ts":1,"ev":"2024-03-05 10:11:12"}`)
+	if _, stderr, code := run(t, "write", dir, "--input", in); code != ExitRuntime || !strings.Contains(stderr, "hoodie.keygen.timebased.timestamp.type") {
+		t.Fatalf("without the settings: exit %d, %s; want the missing key named", code, stderr)
+	}
+	out, stderr, code := run(t, append([]string{"write", dir, "--input", in, "--format", "json"}, ts...)...)
+	if code != 0 {
+		t.Fatalf("with the settings: exit %d: %s %s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2024", "03", "05", ".hoodie_partition_metadata")); err != nil {
+		t.Errorf("partition 2024/03/05 not written: %v", err)
+	}
+	// A setting the table does hold must agree with it (HoodieWriterUtils.validateTableConfig).
+	_, stderr, code = run(t, "write", dir, "--input", in, "--set", "hoodie.table.partition.fields=id")
+	if code != ExitRuntime || !strings.Contains(stderr, "hoodie.table.partition.fields=id") {
+		t.Errorf("contradicting table key: exit %d %s", code, stderr)
+	}
+}
