@@ -132,6 +132,11 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if k == table.KeyPopulateMetaFields {
+			// The writer's own check gives Java's message for it (HoodieTableMetaClient:
+			// "already disabled for the table. Can't be re-enabled back").
+			continue
+		}
 		if stored, ok := tc.Props.Get(k); ok && !strings.EqualFold(strings.TrimSpace(stored), strings.TrimSpace(explicit[k])) {
 			conflict(k, explicit[k], stored, "the table's hoodie.properties value ")
 		}

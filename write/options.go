@@ -65,7 +65,7 @@ type Options struct {
 	// them again on every write. The table's own values win (a contradicting setting is
 	// refused before the write).
 	WriterProps map[string]string
-	Operation Operation
+	Operation   Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string
 	// PopulateMetaFields is hoodie.populate.meta.fields as the write sets it; nil means
