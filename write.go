@@ -40,16 +40,19 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	typ, err := spec.ParseTableType(o.Type)
-	if err != nil {
-		return nil, err
-	}
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
 	if err != nil {
 		return nil, err
 	}
 	logWarnings(o.Logger, warnings)
+	if err := reconcileCreate(&o, cfg); err != nil {
+		return nil, err
+	}
+	typ, err := spec.ParseTableType(o.Type)
+	if err != nil {
+		return nil, err
+	}
 	sc, err := schema.ParseDDL(o.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
@@ -67,11 +70,9 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)
 	}
-	extra := map[string]string{}
-	for k, v := range cfg.Explicit() {
-		if strings.HasPrefix(k, "hoodie.keygen.timebased.") {
-			extra[k] = v
-		}
+	extra, err := persistedCreateSettings(cfg)
+	if err != nil {
+		return nil, err
 	}
 	co := table.CreateOptions{Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
 		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),

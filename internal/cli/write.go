@@ -56,15 +56,22 @@ func newCreateCmd(e *env) *cobra.Command {
 			if ddl == "" {
 				return usagef("--schema is required, e.g. --schema 'uuid STRING, ts BIGINT, fare DOUBLE, city STRING'")
 			}
-			if keys == "" {
-				return usagef("--record-key is required")
-			}
-			if name == "" {
-				name = filepath.Base(filepath.Clean(args[0]))
-			}
 			settings, err := parseSettings(sets)
 			if err != nil {
 				return err
+			}
+			_, keySet := settings["hoodie.table.recordkey.fields"]
+			if _, ok := settings["hoodie.datasource.write.recordkey.field"]; ok {
+				keySet = true
+			}
+			if keys == "" && !keySet {
+				return usagef("--record-key is required")
+			}
+			if _, ok := settings["hoodie.table.name"]; name == "" && !ok {
+				name = filepath.Base(filepath.Clean(args[0]))
+			}
+			if !cmd.Flags().Changed("type") {
+				typ = "" // cow, unless hoodie.table.type says otherwise
 			}
 			t, err := hudi.Create(cmd.Context(), args[0], hudi.CreateOptions{Name: name, Database: database, Type: typ,
 				RecordKeyFields: splitList(keys), PartitionFields: splitList(partitionBy), PrecombineField: precombine,

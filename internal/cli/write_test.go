@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 const tripsDDL = "ts BIGINT, uuid STRING, rider STRING, fare DOUBLE, city STRING"
@@ -468,5 +469,71 @@ func TestWriteHonoursWriterKeygenSettingsMissingFromTheTable(t *testing.T) {
 	_, stderr, code = run(t, "write", dir, "--input", in, "--set", "hoodie.table.partition.fields=id")
 	if code != ExitRuntime || !strings.Contains(stderr, "hoodie.table.partition.fields=id") {
 		t.Errorf("contradicting table key: exit %d %s", code, stderr)
+	}
+}
+
+// hudi create persists the table-level keys Java persists when they are given
+// (HoodieTableMetaClient.PropertyBuilder, Hudi 0.14), takes table keys given as settings
+// where no flag names them, and refuses settings it cannot honour or that contradict a flag.
+func TestCreatePersistsTableLevelSettings(t *testing.T) {
+	readProps := func(t *testing.T, dir string) map[string]string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(l, "#") {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	dir := filepath.Join(t.TempDir(), "tz")
+	if _, stderr, code := run(t, "create", dir, "--record-key", "uuid", "--schema", tripsDDL,
+		"--set", "hoodie.table.timeline.timezone=utc", "--set", "hoodie.table.base.file.format=parquet",
+		"--set", "hoodie.table.cdc.enabled=false", "--set", "hoodie.table.type=MERGE_ON_READ",
+		"--set", "hoodie.table.name=renamed"); code != 0 {
+		t.Fatal(stderr)
+	}
+	p := readProps(t, dir)
+	for k, want := range map[string]string{"hoodie.table.timeline.timezone": "UTC", "hoodie.table.base.file.format": "PARQUET",
+		"hoodie.table.cdc.enabled": "false", "hoodie.table.type": "MERGE_ON_READ", "hoodie.table.name": "renamed"} {
+		if p[k] != want {
+			t.Errorf("hoodie.properties %s=%q, want %q", k, p[k], want)
+		}
+	}
+	// The writer then generates instants in UTC.
+	before := time.Now().UTC().Format("20060102150405")
+	out, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`), "--format", "json")
+	after := time.Now().UTC().Format("20060102150405")
+	inst := regexp.MustCompile(`"instant":"(\d{17})"`).FindStringSubmatch(out)
+	if code != 0 || inst == nil || inst[1][:14] < before || inst[1][:14] > after {
+		t.Errorf("write on a UTC table: exit %d %s %s; want an instant between %s and %s", code, out, stderr, before, after)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"CDC on", []string{"--set", "hoodie.table.cdc.enabled=true"}, "hoodie.table.cdc.enabled=true"},
+		{"bootstrap", []string{"--set", "hoodie.bootstrap.base.path=/data/src"}, "hoodie.bootstrap.base.path"},
+		{"ORC", []string{"--set", "hoodie.table.base.file.format=ORC"}, "hoodie.table.base.file.format=ORC"},
+		{"metafile in base format", []string{"--set", "hoodie.partition.metafile.use.base.format=true"}, "hoodie.partition.metafile.use.base.format=true"},
+		{"bad timezone", []string{"--set", "hoodie.table.timeline.timezone=PST"}, "hoodie.table.timeline.timezone"},
+		{"type vs --type", []string{"--type", "cow", "--set", "hoodie.table.type=MERGE_ON_READ"}, "hoodie.table.type=MERGE_ON_READ contradicts the table type COPY_ON_WRITE"},
+		{"record key vs --record-key", []string{"--set", "hoodie.table.recordkey.fields=rider"}, "hoodie.table.recordkey.fields=rider contradicts the record key fields uuid"},
+	} {
+		d := filepath.Join(t.TempDir(), "bad")
+		args := append([]string{"create", d, "--record-key", "uuid", "--schema", tripsDDL}, tc.args...)
+		_, stderr, code := run(t, args...)
+		if code != ExitRuntime || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%s: exit %d %q; want exit 1 naming %q", tc.name, code, stderr, tc.msg)
+		}
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s: a refused create left %s behind", tc.name, d)
+		}
 	}
 }
