@@ -27,7 +27,7 @@ import (
 )
 
 // ErrUnsupported marks tables or settings the writer does not handle yet.
-var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
+var ErrUnsupported = table.ErrUnsupportedWrite
 
 // Write applies one operation with the given input batches (in the table's columns; any
 // _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
@@ -176,10 +176,8 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table,
 	if err != nil {
 		return nil, o, nil, err
 	}
-	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
+	if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
 		return nil, o, nil, err
-	} else if had {
-		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
 		if t, err = t.Reopen(ctx); err != nil {
@@ -288,6 +286,9 @@ func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]stri
 }
 
 func checkWritable(t *table.Table) error {
+	if err := t.CheckWritableFeatures(); err != nil {
+		return err
+	}
 	switch {
 	case t.Version != spec.TableVersion6:
 		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)

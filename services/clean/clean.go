@@ -774,6 +774,12 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
+		return "", nil, err
+	}
 	return schedule(ctx, t, o)
 }
 
@@ -805,6 +811,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		return nil, err
 	}
 	if err := check(t); err != nil {
+		return nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
 		return nil, err
 	}
 	out, _, err := executePending(ctx, t, o.withDefaults(t))
@@ -970,6 +979,9 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err := check(t); err != nil {
 		return nil, err
 	}
+	if t, err = prepare(ctx, t, o); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults(t)
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -1114,4 +1126,14 @@ func DryRun(ctx context.Context, st storage.Storage, o Options) (*Result, error)
 		res.Message = "nothing to clean"
 	}
 	return res, nil
+}
+
+// prepare is table.PrepareChange with o's clock and logger: a clean deletes files, so it
+// first refuses tables hudi-go cannot write and disables a metadata table.
+func prepare(ctx context.Context, t *table.Table, o Options) (*table.Table, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return t.PrepareChange(ctx, now(), o.Logger)
 }

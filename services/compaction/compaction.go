@@ -205,6 +205,9 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
+	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+		return "", nil, err
+	}
 	pending := map[string]bool{}
 	compacting, err := commit.PendingCompactionGroups(ctx, st, t.Timeline, true)
 	if err != nil {
@@ -377,6 +380,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 			return out, err
 		}
 		if err := check(t); err != nil {
+			return out, err
+		}
+		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
 			return out, err
 		}
 		var next *timeline.Instant
