@@ -251,6 +251,10 @@ func (s *Selection) CleanerPlan(root string) *commitmeta.CleanerPlan {
 	return p
 }
 
+// absPath names a file of the clean plan as Java's CleanPlanner does (CleanFileInfo of
+// HoodieBaseFile.getPath / HoodieLogFile.getPath().toString(): the full path with its
+// scheme, "file:/…"; UNVERIFIED against a 0.14 plan: no fixture has a clean). root is
+// the storage's URI.
 func absPath(root, rel string) string {
 	return strings.TrimSuffix(root, "/") + "/" + rel
 }
@@ -792,7 +796,7 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if len(sel.Files) == 0 {
 		return "", sel, nil
 	}
-	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(t.Storage.Root()))
+	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(storage.URI(t.Storage, "")))
 	if err != nil {
 		return "", nil, err
 	}
