@@ -693,7 +693,11 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.TotalLogBlocks = ls.Blocks
 	stat.TotalCorruptLogBlock = ls.CorruptBlocks
 	stat.TotalRollbackBlocks = ls.RollbackBlocks
-	stat.TotalUpdatedRecordsCompacted = ls.Records
+	// As Java 0.14's HoodieMergeHandle and HoodieCompactor count them (LogStats).
+	stat.TotalUpdatedRecordsCompacted = ls.MergedKeys
+	stat.NumUpdateWrites = ls.Updated
+	stat.NumDeletes = ls.Deleted
+	stat.NumInserts = ls.Inserted
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
 	return stat, nil
 }
