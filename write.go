@@ -148,10 +148,14 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		return write.Options{}, nil, err
 	}
 	wo := write.Options{
-		Operation:           op,
-		IndexType:           cfg.String(config.IndexType),
-		PayloadClass:        cfg.String(config.PayloadClass),
-		SmallFileLimit:      cfg.Long(config.ParquetSmallFileLimit),
+		Operation:      op,
+		IndexType:      cfg.String(config.IndexType),
+		PayloadClass:   cfg.String(config.PayloadClass),
+		SmallFileLimit: cfg.Long(config.ParquetSmallFileLimit),
+		SmallFileGroupCandidates: func() *int {
+			n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit)
+			return &n
+		}(),
 		RecordSizeEstimate:  cfg.Long(config.CopyOnWriteRecordSizeEstimate),
 		InsertSplitSize:     cfg.Int(config.CopyOnWriteInsertSplitSize),
 		BulkInsertSortMode:  cfg.String(config.BulkInsertSortMode),

@@ -79,6 +79,10 @@ type Options struct {
 	MaxFileSize int64
 	// SmallFileLimit is hoodie.parquet.small.file.limit (100 MiB).
 	SmallFileLimit int64
+	// SmallFileGroupCandidates is hoodie.merge.small.file.group.candidates.limit: how many
+	// small log-free base files per partition a merge-on-read upsert routes inserts into
+	// (nil = 1, the default).
+	SmallFileGroupCandidates *int
 	// RecordSizeEstimate is hoodie.copyonwrite.record.size.estimate (1024), used until
 	// earlier commits give a better average.
 	RecordSizeEstimate int64
@@ -173,6 +177,10 @@ func (o Options) withDefaults() Options {
 		o.SmallFileLimit = 0
 	} else if o.SmallFileLimit == 0 {
 		o.SmallFileLimit = 100 << 20
+	}
+	if o.SmallFileGroupCandidates == nil {
+		one := 1
+		o.SmallFileGroupCandidates = &one
 	}
 	if o.RecordSizeEstimate <= 0 {
 		o.RecordSizeEstimate = 1024
