@@ -418,7 +418,9 @@ func TestMORNestedTypesRoundTrip(t *testing.T) {
 	}
 	v1 := `[{"id":"a","ts":1,"d":"1.50","big":"1.00000","day":1,"at":1000,"i":1,"f":1.5,"b":true,"bin":"AQ==","tags":["x"],"attrs":[{"key":"k","value":1}],"loc":{"lat":1.5,"name":"n"}},
 	         {"id":"b","ts":1,"d":null,"big":null,"day":null,"at":null,"i":null,"f":null,"b":null,"bin":null,"tags":null,"attrs":null,"loc":null}]`
-	v2 := `[{"id":"a","ts":2,"d":"-12345678.99","big":"-1234567890123456789012.34567","day":-719162,"at":-62135596800000000,"i":-7,"f":-0.25,"b":false,"bin":"/wA=","tags":["p",null,"q"],"attrs":[{"key":"k1","value":null},{"key":"k2","value":2}],"loc":{"lat":-2.5,"name":null}},
+	// No null list element: writes refuse them as Java 0.14's Avro write path does
+	// (schema.CheckListElements); empty strings and null map values stay.
+	v2 := `[{"id":"a","ts":2,"d":"-12345678.99","big":"-1234567890123456789012.34567","day":-719162,"at":-62135596800000000,"i":-7,"f":-0.25,"b":false,"bin":"/wA=","tags":["p","","q"],"attrs":[{"key":"k1","value":null},{"key":"k2","value":2}],"loc":{"lat":-2.5,"name":null}},
 	         {"id":"b","ts":2,"d":"0.01","big":"99999999999999999999999.99999","day":20000,"at":1700000000123456,"i":2147483647,"f":3.25,"b":true,"bin":"","tags":[],"attrs":[],"loc":{"lat":null,"name":"z"}}]`
 	for i, rows := range []string{v1, v2} {
 		tbl, err := hudi.Open(ctx, dir)
