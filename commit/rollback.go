@@ -422,9 +422,18 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	return err
 }
 
-// absPath is how rollback plans and metadata name files: absolute, as Java writes them.
+// absPath is how rollback plans and metadata name deleted files (filesToBeDeleted,
+// successDeleteFiles): absolute, without a scheme, as Java writes them (the rollback of
+// the fixture mor-parquet/v6_nonpartitioned_rollback: "/opt/data/…/f.parquet").
 func absPath(st storage.Storage, partition, name string) string {
-	return strings.TrimSuffix(st.Root(), "/") + "/" + storage.Join(partition, name)
+	return storage.AbsPath(st, storage.Join(partition, name))
+}
+
+// logURI is how rollback plans and metadata name log files (the keys of
+// logBlocksToBeDeleted, rollbackLogFiles and logFilesFromFailedCommit): with the scheme,
+// as Java writes them (same fixture: "file:/opt/data/…/.f_….log.1_0-33-43").
+func logURI(st storage.Storage, partition, name string) string {
+	return storage.URI(st, storage.Join(partition, name))
 }
 
 // runRollback executes the rollback of target by rb over the files w: it writes the plan
@@ -437,7 +446,8 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	start := o.Now()
 	files := w.deletes
 	abs := func(partition, name string) string { return absPath(st, partition, name) }
-	logRollbacks := planLogRollbacks(ctx, st, w, abs)
+	uri := func(partition, name string) string { return logURI(st, partition, name) }
+	logRollbacks := planLogRollbacks(ctx, st, w, uri)
 	if writePlan {
 		var requests []any
 		for _, lr := range logRollbacks {
@@ -490,7 +500,7 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	rollbackLogs := map[string]map[string]int64{}
 	failedLogs := map[string]map[string]int64{}
 	for _, lr := range logRollbacks {
-		if err := appendRollbackBlock(ctx, st, lr, rb, target, abs); err != nil {
+		if err := appendRollbackBlock(ctx, st, lr, rb, target, uri); err != nil {
 			return nil, fmt.Errorf("rollback %s of %s: %w", rb, target, err)
 		}
 		if rollbackLogs[lr.partition] == nil {

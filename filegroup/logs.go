@@ -552,6 +552,28 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 	return r.emitProjected(filtered, emit)
 }
 
+// countMerge fills Options.LogStats' merge counts, once the base records are merged.
+func (r *sliceReader) countMerge() {
+	st := r.opts.LogStats
+	if st == nil {
+		return
+	}
+	st.MergedKeys = int64(len(r.logs.entries))
+	for i := range r.logs.entries {
+		switch e := &r.logs.entries[i]; {
+		case e.baseWon:
+			// The incoming record is dropped and the base row copied (HoodieMergeHandle's
+			// writeUpdateRecord returns false): neither an update nor a delete.
+		case e.deleteBlock || e.softDeleted:
+			st.Deleted++
+		case e.consumed:
+			st.Updated++
+		default:
+			st.Inserted++
+		}
+	}
+}
+
 // emitLogRecords emits the winning log records: updates that beat their base record and
 // inserts that had none.
 func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -53,6 +54,30 @@ type Storage interface {
 	MkdirAll(ctx context.Context, dir string) error
 	// Root describes the storage root for messages (a directory or URL).
 	Root() string
+}
+
+// URIer is implemented by backends whose root Java names with a scheme ("file:/data/t"
+// for a local directory).
+type URIer interface {
+	URI() string
+}
+
+// AbsPath names the table-relative path rel the way Java names a file by its path
+// without the scheme: the root joined with rel ("/data/t/p/f.parquet"). Java writes this
+// form into rollback plans (filesToBeDeleted) and metadata (successDeleteFiles).
+func AbsPath(st Storage, rel string) string {
+	return strings.TrimSuffix(st.Root(), "/") + "/" + rel
+}
+
+// URI names the table-relative path rel the way Java's Path.toString does: with the
+// storage's scheme ("file:/data/t/p/f.parquet"). Java writes this form into clustering
+// plans (dataFilePath, deltaFilePaths), clean plans (filePath) and the log-file maps of
+// rollback plans and metadata. Backends without a URI give AbsPath.
+func URI(st Storage, rel string) string {
+	if u, ok := st.(URIer); ok {
+		return strings.TrimSuffix(u.URI(), "/") + "/" + rel
+	}
+	return AbsPath(st, rel)
 }
 
 // NameLister is implemented by backends that list a directory's entry names and kinds

@@ -112,6 +112,11 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			in.release()
 			return nil, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+int(b.NumRows()), err)
 		}
+		if err := schema.CheckListElements(rec, int64(row0)); err != nil {
+			rec.Release()
+			in.release()
+			return nil, err
+		}
 		bi := int32(len(in.batches))
 		in.batches = append(in.batches, rec)
 		if compact {

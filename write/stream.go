@@ -258,6 +258,9 @@ func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx
 		return false, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+b.NumRows(), err)
 	}
 	defer full.Release()
+	if err := schema.CheckListElements(full, row0); err != nil {
+		return false, err
+	}
 	data := full
 	if s.fileSchema.NumFields() != s.rowSchema.NumFields() {
 		data = array.NewRecordBatch(s.fileSchema, full.Columns()[:s.fileSchema.NumFields()], full.NumRows())

@@ -27,7 +27,7 @@ import (
 )
 
 // ErrUnsupported marks tables or settings the writer does not handle yet.
-var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
+var ErrUnsupported = table.ErrUnsupportedWrite
 
 // Write applies one operation with the given input batches (in the table's columns; any
 // _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
@@ -202,10 +202,8 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 			return nil, o, nil, release, err
 		}
 	}
-	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
+	if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
 		return nil, o, nil, release, err
-	} else if had {
-		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
 		if t, err = t.Reopen(ctx); err != nil {
@@ -307,20 +305,26 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
 		return nil, "", nil, nil, err
 	}
-	if gen, err = tableKeyGen(t, rows); err != nil {
+	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
 		return nil, "", nil, nil, err
 	}
 	return writeSchema, avroSchema, rows, gen, nil
 }
 
-func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {
+func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]string) (*keygen.Generator, error) {
+	props := t.Config.Props.Map()
+	for k, v := range writerProps {
+		if _, ok := props[k]; !ok {
+			props[k] = v
+		}
+	}
 	gen, err := keygen.New(keygen.Options{
 		KeyGenerator:    t.Config.KeyGenerator(),
 		RecordKeyFields: t.Config.RecordKeyFields(),
 		PartitionFields: t.Config.PartitionFieldsRaw(),
 		HiveStyle:       t.Config.HiveStylePartitioning(),
 		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           t.Config.Props.Map(),
+		Props:           props,
 	}, rows)
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)
@@ -329,6 +333,9 @@ func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) 
 }
 
 func checkWritable(t *table.Table) error {
+	if err := t.CheckWritableFeatures(); err != nil {
+		return err
+	}
 	switch {
 	case t.Version != spec.TableVersion6:
 		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)

@@ -144,9 +144,12 @@ type Writer struct {
 // with isAdjustedToUTC iff the Arrow type has a time zone, dates INT32 DATE, maps
 // key_value with a required key. Lists are 3-level list/element: pqarrow writes only
 // that form; it is what the Spark row writer writes into v6 base files (Hudi 0.15
-// mor-parquet fixtures) and what every Hudi reader accepts, and, unlike parquet-avro's
-// 2-level "array" form, it can hold the null elements that Avro ["null", T] items
-// allow. Close does not close w.
+// mor-parquet fixtures) and what every Hudi reader accepts. Java 0.14's Avro write path
+// (parquet-avro, old list structure) writes the 2-level form instead
+// (`repeated group array`, as in the 2024 cow/v6_simplekeygen_nonhivestyle fixture files),
+// which cannot hold a null element: writes refuse null elements before they get here
+// (schema.CheckListElements); writing the 2-level form is still to do. Close does not
+// close w.
 func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) {
 	if sc == nil || sc.NumFields() == 0 {
 		return nil, fmt.Errorf("parquet writer: schema has no fields")

@@ -56,15 +56,22 @@ func newCreateCmd(e *env) *cobra.Command {
 			if ddl == "" {
 				return usagef("--schema is required, e.g. --schema 'uuid STRING, ts BIGINT, fare DOUBLE, city STRING'")
 			}
-			if keys == "" {
-				return usagef("--record-key is required")
-			}
-			if name == "" {
-				name = filepath.Base(filepath.Clean(args[0]))
-			}
 			settings, err := parseSettings(sets)
 			if err != nil {
 				return err
+			}
+			_, keySet := settings["hoodie.table.recordkey.fields"]
+			if _, ok := settings["hoodie.datasource.write.recordkey.field"]; ok {
+				keySet = true
+			}
+			if keys == "" && !keySet {
+				return usagef("--record-key is required")
+			}
+			if _, ok := settings["hoodie.table.name"]; name == "" && !ok {
+				name = filepath.Base(filepath.Clean(args[0]))
+			}
+			if !cmd.Flags().Changed("type") {
+				typ = "" // cow, unless hoodie.table.type says otherwise
 			}
 			t, err := hudi.Create(cmd.Context(), args[0], hudi.CreateOptions{Name: name, Database: database, Type: typ,
 				RecordKeyFields: splitList(keys), PartitionFields: splitList(partitionBy), PrecombineField: precombine,
@@ -119,8 +126,13 @@ the input are ignored. delete needs only the record key and partition columns.`,
 			if err != nil {
 				return err
 			}
-			if op == "" {
+			if !cmd.Flags().Changed("op") {
+				// hoodie.datasource.write.operation may name it; else upsert. An explicit
+				// --op that the setting contradicts is refused by the write.
 				op = "upsert"
+				if v, ok := settings["hoodie.datasource.write.operation"]; ok {
+					op = v
+				}
 			}
 			if input == "" && op != "delete_partition" {
 				return usagef("--input is required for %s (use - for stdin)", op)
@@ -167,15 +179,29 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		rdr.Release()
 		done()
 	}
-	if err != nil {
+	var svcErr *hudi.ServiceError
+	if err != nil && (!errors.As(err, &svcErr) || res == nil) {
 		return err
 	}
+	// A write whose inline service failed after the commit still prints its result, with
+	// the failure, so that a script sees the instant and does not write the rows again.
 	if format == "json" {
-		return json.NewEncoder(e.stdout).Encode(res)
+		out := struct {
+			*hudi.WriteResult
+			Committed    bool   `json:"committed"`
+			ServiceError string `json:"service_error,omitempty"`
+		}{WriteResult: res, Committed: true}
+		if svcErr != nil {
+			out.ServiceError = svcErr.Err.Error()
+		}
+		if encErr := json.NewEncoder(e.stdout).Encode(out); encErr != nil {
+			return encErr
+		}
+		return err
 	}
 	fmt.Fprintf(e.stdout, "committed %s %s (%s): %d file(s), %d inserted, %d updated, %d deleted, %d bytes\n",
 		res.Action, res.Instant, res.Operation, res.FilesWritten, res.Records.Inserted, res.Records.Updated, res.Records.Deleted, res.Bytes)
-	return nil
+	return err
 }
 
 // inputReader returns a reader that decodes the input rows, with the table's schema (plus

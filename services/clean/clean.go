@@ -251,6 +251,10 @@ func (s *Selection) CleanerPlan(root string) *commitmeta.CleanerPlan {
 	return p
 }
 
+// absPath names a file of the clean plan as Java's CleanPlanner does (CleanFileInfo of
+// HoodieBaseFile.getPath / HoodieLogFile.getPath().toString(): the full path with its
+// scheme, "file:/…"; UNVERIFIED against a 0.14 plan: no fixture has a clean). root is
+// the storage's URI.
 func absPath(root, rel string) string {
 	return strings.TrimSuffix(root, "/") + "/" + rel
 }
@@ -774,6 +778,12 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
+		return "", nil, err
+	}
 	return schedule(ctx, t, o)
 }
 
@@ -786,7 +796,7 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if len(sel.Files) == 0 {
 		return "", sel, nil
 	}
-	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(t.Storage.Root()))
+	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(storage.URI(t.Storage, "")))
 	if err != nil {
 		return "", nil, err
 	}
@@ -805,6 +815,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		return nil, err
 	}
 	if err := check(t); err != nil {
+		return nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
 		return nil, err
 	}
 	out, _, err := executePending(ctx, t, o.withDefaults(t))
@@ -970,6 +983,9 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err := check(t); err != nil {
 		return nil, err
 	}
+	if t, err = prepare(ctx, t, o); err != nil {
+		return nil, err
+	}
 	o = o.withDefaults(t)
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -1114,4 +1130,14 @@ func DryRun(ctx context.Context, st storage.Storage, o Options) (*Result, error)
 		res.Message = "nothing to clean"
 	}
 	return res, nil
+}
+
+// prepare is table.PrepareChange with o's clock and logger: a clean deletes files, so it
+// first refuses tables hudi-go cannot write and disables a metadata table.
+func prepare(ctx context.Context, t *table.Table, o Options) (*table.Table, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return t.PrepareChange(ctx, now(), o.Logger)
 }

@@ -130,7 +130,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 	}
 	// Slices of a group are largest first; paths are absolute; metrics in whole MB.
 	g := def.ClusteringPlan.InputGroups[0]
-	root := strings.TrimSuffix(m.Storage.Root(), "/")
+	root := "file:" + strings.TrimSuffix(m.Storage.Root(), "/") // Java's Path.toString form
 	for i, s := range g.Slices {
 		if !strings.HasPrefix(s.DataFilePath, root+"/a/") || s.Version != 1 || s.BootstrapFilePath != "" || len(s.DeltaFilePaths) != 0 {
 			t.Errorf("slice %d: %+v", i, s)
@@ -270,7 +270,8 @@ func TestPlanMORLogs(t *testing.T) {
 	logs := 0
 	for _, s := range g.Slices {
 		for _, d := range s.DeltaFilePaths {
-			if !strings.HasPrefix(d, strings.TrimSuffix(m.Storage.Root(), "/")+"/a/.") {
+			// Java's Path.toString form, with the scheme (HoodieSliceInfo.deltaFilePaths).
+			if !strings.HasPrefix(d, "file:"+strings.TrimSuffix(m.Storage.Root(), "/")+"/a/.") {
 				t.Errorf("delta path %s", d)
 			}
 			logs++

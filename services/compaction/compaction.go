@@ -217,6 +217,9 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
+	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+		return "", nil, err
+	}
 	pending := map[string]bool{}
 	compacting, err := commit.PendingCompactionGroups(ctx, st, t.Timeline, true)
 	if err != nil {
@@ -389,6 +392,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 			return out, err
 		}
 		if err := check(t); err != nil {
+			return out, err
+		}
+		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
 			return out, err
 		}
 		var next *timeline.Instant
@@ -699,7 +705,11 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.TotalLogBlocks = ls.Blocks
 	stat.TotalCorruptLogBlock = ls.CorruptBlocks
 	stat.TotalRollbackBlocks = ls.RollbackBlocks
-	stat.TotalUpdatedRecordsCompacted = ls.Records
+	// As Java 0.14's HoodieMergeHandle and HoodieCompactor count them (LogStats).
+	stat.TotalUpdatedRecordsCompacted = ls.MergedKeys
+	stat.NumUpdateWrites = ls.Updated
+	stat.NumDeletes = ls.Deleted
+	stat.NumInserts = ls.Inserted
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
 	return stat, nil
 }

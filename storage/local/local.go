@@ -18,11 +18,22 @@ type FS struct {
 	root string
 }
 
-// New returns storage rooted at dir.
-func New(dir string) *FS { return &FS{root: filepath.Clean(dir)} }
+// New returns storage rooted at dir, made absolute: plans and rollback metadata name
+// files by absolute path, as Java writes them, whatever path the table was opened by.
+func New(dir string) *FS {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return &FS{root: abs}
+	}
+	return &FS{root: filepath.Clean(dir)}
+}
 
-// Root returns the root directory.
+// Root returns the root directory (absolute).
 func (l *FS) Root() string { return l.root }
+
+// URI returns the root as Hadoop's Path.toString names a local path: "file:" and the
+// absolute path ("file:/data/t"), the form Java writes into clustering and clean plans
+// and rollback log-file maps.
+func (l *FS) URI() string { return "file:" + filepath.ToSlash(l.root) }
 
 func (l *FS) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
 
