@@ -51,13 +51,14 @@ func genRow(k, v int, part string) string {
 	dt := time.Date(1969+k%60, time.Month(1+k%12), 1+k%28, 0, 0, 0, 0, time.UTC)
 	var arr, longs, strs, m, mi []string
 	for j := 0; j < k%4; j++ {
+		// No null elements: Hudi 0.14's Avro write path refuses them (schema.TestCheckListElements).
 		if (k+j)%5 == 0 {
-			arr = append(arr, "null")
+			arr = append(arr, `{"a":null,"b":null}`)
 		} else {
 			arr = append(arr, fmt.Sprintf(`{"a":%s,"b":%d}`, val(20+j, strconv.Quote(fmt.Sprintf("c%d_%d", k, j))), k*10+j))
 		}
-		longs = append(longs, val(30+j, fmt.Sprint(int64(k)<<(30+j))))
-		strs = append(strs, val(40+j, strconv.Quote(fmt.Sprintf("s%d-%d ü", k, j))))
+		longs = append(longs, fmt.Sprint(int64(k)<<(30+j)))
+		strs = append(strs, strconv.Quote(fmt.Sprintf("s%d-%d ü", k, j)))
 		m = append(m, fmt.Sprintf(`{"key":"k%d","value":%s}`, j, val(50+j, fmt.Sprintf(`{"x":%g,"y":%v}`, float64(k)+0.25*float64(j), j%2 == 0))))
 		mi = append(mi, fmt.Sprintf(`{"key":"n%02d","value":%s}`, j, val(60+j, fmt.Sprint(j-k))))
 	}
