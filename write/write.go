@@ -336,6 +336,9 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 	if err != nil {
 		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
 	}
+	if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
+		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+	}
 	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
 	// to what Java wrote; the create schema has another form (no defaults) and is not reused.
 	if evolved.Equal(tableSchema) && tableAvro != t.Config.CreateSchema() && !stripped {
