@@ -63,7 +63,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, deletes, compactInput(o))
+	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, needsOrdering(o), deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +146,20 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	return res, nil
+}
+
+// needsOrdering reports whether the write reads every record's ordering value, so that a
+// null one fails: Java 0.14's HoodieSparkSqlWriter combines (and reads the precombine
+// field of) every record of an upsert, and of an insert when hoodie.combine.before.insert
+// is set (HoodieCreateRecordUtils; shouldCombine).
+func needsOrdering(o Options) bool {
+	switch o.Operation {
+	case Upsert:
+		return true
+	case Insert, BulkInsert, InsertOverwrite, InsertOverwriteTable:
+		return *o.CombineBeforeInsert
+	}
+	return false
 }
 
 // openForWrite checks that the write can go ahead and returns the table as it is now,

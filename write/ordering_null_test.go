@@ -1,0 +1,62 @@
+package write_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi"
+)
+
+// TestNullOrderingValueRefused: a record without an ordering (precombine) value fails an
+// upsert, and an insert with hoodie.combine.before.insert=true, with Java's message
+// (HoodieAvroUtils.getNestedFieldVal throws HoodieException "The value of ts can not be
+// null"), on both table types, leaving no instant; a plain insert does not read it.
+func TestNullOrderingValueRefused(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}, {Name: "city", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}, {Name: "amt", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
+	cases := []struct {
+		op       string
+		settings map[string]string
+		refused  bool
+	}{
+		{"upsert", nil, true},
+		{"insert", map[string]string{"hoodie.combine.before.insert": "true"}, true},
+		{"insert", nil, false},
+	}
+	for _, mor := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(map[bool]string{false: "cow", true: "mor"}[mor]+"/"+c.op, func(t *testing.T) {
+				ctx := context.Background()
+				dir := createAmtTable(t, ctx, mor, "DOUBLE")
+				before := instantFiles(t, dir)
+				rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(`[{"id":"a","city":"sf","ts":1,"amt":1},{"id":"b","city":"sf","ts":null,"amt":2}]`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rec.Release()
+				tbl, err := hudi.Open(ctx, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = tbl.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: c.op, Settings: c.settings})
+				if !c.refused {
+					if err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), "The value of ts can not be null") || !strings.Contains(err.Error(), `"b"`) {
+					t.Fatalf("got %v, want Java's null ordering value error naming the record", err)
+				}
+				if after := instantFiles(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+					t.Errorf("timeline changed: %v -> %v", before, after)
+				}
+			})
+		}
+	}
+}
