@@ -33,6 +33,8 @@ func (m Mode) String() string {
 const (
 	OverwriteWithLatestPayload = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
 	DefaultPayload             = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+	// PartialUpdatePayload: null fields of an incoming record keep the stored value.
+	PartialUpdatePayload = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
 )
 
 // ModeFor derives the merge mode from table config: hoodie.record.merge.mode when set

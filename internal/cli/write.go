@@ -18,6 +18,7 @@ import (
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/format/jsonl"
 	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 )
 
@@ -160,7 +161,7 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		// first (Table.WriteReader).
 		var rdr array.RecordReader
 		var done func()
-		if rdr, done, err = inputReader(ctx, t, input, inputFormat); err != nil {
+		if rdr, done, err = inputReader(ctx, t, input, inputFormat, requireAllColumns(t, op, settings)); err != nil {
 			return err
 		}
 		res, err = t.WriteReader(ctx, rdr, wo)
@@ -181,7 +182,10 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 // inputReader returns a reader that decodes the input rows, with the table's schema (plus
 // the meta columns, which are accepted and ignored) for JSON Lines, batch by batch as it
 // is read, and done, which closes the input after the reader is released.
-func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) (array.RecordReader, func(), error) {
+//
+// With requireAll every JSON Lines row must name every table column (an explicit null is a
+// value): a missing one is an error naming the line and the columns.
+func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, requireAll bool) (array.RecordReader, func(), error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	done := func() {}
@@ -232,8 +236,22 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) 
 		return nil, nil, err
 	}
 	withMeta := schema.WithMetaFields(sc)
+	dec := jsonl.NewDecoder(r, withMeta, memory.DefaultAllocator, 0)
+	if requireAll {
+		var cols []string
+		for _, f := range sc.Fields() {
+			if !schema.IsMetaField(f.Name) {
+				cols = append(cols, f.Name)
+			}
+		}
+		dec.RequireColumns(cols, "; every table column is required (set hoodie.write.set.null.for.missing.columns=true to write nulls for missing columns)")
+	}
 	return array.ReaderFromIter(withMeta, func(yield func(arrow.RecordBatch, error) bool) {
-		for rec, err := range jsonl.Decode(r, withMeta, memory.DefaultAllocator, 0) {
+		for {
+			rec, err := dec.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
 			if err != nil {
 				yield(nil, fmt.Errorf("input %s: %w", name, err))
 				return
@@ -243,4 +261,25 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) 
 			}
 		}
 	}), done, nil
+}
+
+// requireAllColumns reports whether input rows must carry every table column: a missing
+// column is refused, as Java 0.14 refuses an input schema that lacks a table column
+// (HoodieSparkSqlWriter.deduceWriterSchema), unless
+// hoodie.write.set.null.for.missing.columns=true, the payload is a partial-update payload
+// (null fields keep the stored value), or the operation needs only keys (delete,
+// delete_partition).
+func requireAllColumns(t *hudi.Table, op string, settings map[string]string) bool {
+	switch op {
+	case "delete", "delete_partition":
+		return false
+	}
+	if strings.EqualFold(strings.TrimSpace(settings["hoodie.write.set.null.for.missing.columns"]), "true") {
+		return false
+	}
+	payload := t.Meta().Config.PayloadClass()
+	if p, ok := settings["hoodie.datasource.write.payload.class"]; ok {
+		payload = p
+	}
+	return strings.TrimSpace(payload) != merge.PartialUpdatePayload
 }

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWriteMissingColumnsRefused: an input row that lacks table columns is refused — a JSON
+// Lines row naming its line and the columns, a Parquet input naming the column — and the
+// table is untouched, unless hoodie.write.set.null.for.missing.columns=true (Java 0.14
+// refuses an input schema without a table column in HoodieSparkSqlWriter.deduceWriterSchema
+// unless that setting adds it as null). A delete needs only the keys.
+func TestWriteMissingColumnsRefused(t *testing.T) {
+	dir := createTrips(t)
+	first := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--input", first); code != 0 {
+		t.Fatalf("first write: %s", stderr)
+	}
+	before := snapshotFiles(t, dir)
+
+	partial := writeInput(t,
+		`{"ts":2,"uuid":"b","rider":"r2","fare":1,"city":"sf"}`,
+		`{"ts":2,"uuid":"c","city":"sf"}`)
+	_, stderr, code := run(t, "write", dir, "--input", partial)
+	if code == 0 || !strings.Contains(stderr, `line 2: missing column(s) "rider", "fare"`) || !strings.Contains(stderr, "hoodie.write.set.null.for.missing.columns=true") {
+		t.Fatalf("JSON Lines row without columns: exit %d, stderr %q", code, stderr)
+	}
+	if after := snapshotFiles(t, dir); after != before {
+		t.Fatalf("the refused write changed the table:\n%s\n---\n%s", before, after)
+	}
+
+	// A Parquet input without the fare column: a base file of a table without it.
+	other := filepath.Join(t.TempDir(), "nofare")
+	if _, stderr, code := run(t, "create", other, "--record-key", "uuid", "--precombine", "ts", "--schema", "ts BIGINT, uuid STRING, rider STRING, city STRING"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := run(t, "write", other, "--input", writeInput(t, `{"ts":3,"uuid":"d","rider":"r4","city":"sf"}`)); code != 0 {
+		t.Fatal(stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(other, "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("base files: %v", files)
+	}
+	_, stderr, code = run(t, "write", dir, "--input", files[0])
+	if code == 0 || !strings.Contains(stderr, `column "fare" (double) is missing from the input`) {
+		t.Fatalf("Parquet input without a column: exit %d, stderr %q", code, stderr)
+	}
+	if after := snapshotFiles(t, dir); after != before {
+		t.Fatalf("the refused write changed the table")
+	}
+
+	// With the setting the missing columns are null.
+	if _, stderr, code := run(t, "write", dir, "--input", partial, "--set", "hoodie.write.set.null.for.missing.columns=true"); code != 0 {
+		t.Fatalf("with set.null.for.missing.columns: %s", stderr)
+	}
+	got, _, _ := run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid,rider,fare")
+	if !strings.Contains(got, `{"uuid":"c","rider":null,"fare":null}`) {
+		t.Errorf("read: %s", got)
+	}
+	// A delete needs only the record key and partition columns.
+	if _, stderr, code := run(t, "write", dir, "--op", "delete", "--input", writeInput(t, `{"uuid":"c","city":"sf"}`)); code != 0 {
+		t.Fatalf("delete with keys only: %s", stderr)
+	}
+}
