@@ -115,6 +115,11 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			in.release()
 			return nil, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+int(b.NumRows()), err)
 		}
+		if v := schema.CheckNotNull(rec); v != nil {
+			rec.Release()
+			in.release()
+			return nil, fmt.Errorf("input row %d: %w", row0+v.Row+1, v)
+		}
 		bi := int32(len(in.batches))
 		in.batches = append(in.batches, rec)
 		if compact {

@@ -60,3 +60,36 @@ func TestNullOrderingValueRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNullInNotNullColumnRefused: a batch whose schema declares a column NOT NULL (as the
+// SQL engine's rows cast to the table schema do) but that holds a null fails before any
+// instant, naming the row and column, instead of the Parquet writer storing "" for it. (A
+// batch that declares the column nullable makes the table column nullable, as Spark's
+// datasource writes do.)
+func TestNullInNotNullColumnRefused(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "nn", RecordKeyFields: []string{"id"}, PrecombineField: "ts",
+		Schema: "id STRING NOT NULL, name STRING NOT NULL, ts BIGINT"}); err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}, {Name: "name", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(`[{"id":"a","name":"x","ts":1},{"id":"b","name":null,"ts":1}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	tbl, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := instantFiles(t, dir)
+	_, err = tbl.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: "insert"})
+	if err == nil || !strings.Contains(err.Error(), `input row 2: column "name" is NOT NULL`) {
+		t.Fatalf("got %v", err)
+	}
+	if after := instantFiles(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Errorf("timeline changed: %v -> %v", before, after)
+	}
+}
