@@ -7,7 +7,7 @@ import (
 
 // TestInsertNullIntoNotNullRefused: INSERT (and UPDATE, MERGE INTO) of a NULL into a NOT
 // NULL column fails — Spark refuses it for the target table's NOT NULL columns — instead
-// of storing the type's zero value (''), and the table keeps its rows; the CLI's JSON Lines
+// of storing the type's zero value (”), and the table keeps its rows; the CLI's JSON Lines
 // input refuses the same null.
 func TestInsertNullIntoNotNullRefused(t *testing.T) {
 	for _, typ := range []string{"cow", "mor"} {
