@@ -262,6 +262,9 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 // key generator over it. Write and WriteReader start with it.
 func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (writeSchema *arrow.Schema, avroSchema string,
 	rows *arrow.Schema, gen *keygen.Generator, err error) {
+	if err := checkDeleteHasPartitionColumns(t, input, o); err != nil {
+		return nil, "", nil, nil, err
+	}
 	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o); err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -278,6 +281,28 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 		return nil, "", nil, nil, err
 	}
 	return writeSchema, avroSchema, rows, gen, nil
+}
+
+// checkDeleteHasPartitionColumns refuses a delete whose rows lack the partition columns
+// under a non-global index: the index looks a key up only in the partition the row names,
+// so such a delete would find nothing and report 0 deleted. Java computes the
+// default partition for the missing value and deletes nothing without an error; refusing
+// is hudi-go's choice (docs/writing.md).
+func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Options) error {
+	if o.Operation != Delete || input == nil || isGlobal(o.IndexType) {
+		return nil
+	}
+	var missing []string
+	for _, f := range t.Config.PartitionFields() {
+		if schema.FieldIndex(input, f) < 0 {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("delete: the input rows lack the partition column(s) %s, which the %s index needs to find their records (add them, or use a GLOBAL_SIMPLE or GLOBAL_BLOOM index)",
+			strings.Join(missing, ", "), o.IndexType)
+	}
+	return nil
 }
 
 func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {

@@ -161,7 +161,7 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		// first (Table.WriteReader).
 		var rdr array.RecordReader
 		var done func()
-		if rdr, done, err = inputReader(ctx, t, input, inputFormat, requireAllColumns(t, op, settings)); err != nil {
+		if rdr, done, err = inputReader(ctx, t, input, inputFormat, requireAllColumns(t, op, settings), deleteColumns(t, op, settings)); err != nil {
 			return err
 		}
 		res, err = t.WriteReader(ctx, rdr, wo)
@@ -185,7 +185,8 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 //
 // With requireAll every JSON Lines row must name every table column (an explicit null is a
 // value): a missing one is an error naming the line and the columns.
-func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, requireAll bool) (array.RecordReader, func(), error) {
+// Otherwise the rows must name each of deleteKeys.
+func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, requireAll bool, deleteKeys []string) (array.RecordReader, func(), error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	done := func() {}
@@ -237,7 +238,8 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, 
 	}
 	withMeta := schema.WithMetaFields(sc)
 	dec := jsonl.NewDecoder(r, withMeta, memory.DefaultAllocator, 0)
-	if requireAll {
+	switch {
+	case requireAll:
 		var cols []string
 		for _, f := range sc.Fields() {
 			if !schema.IsMetaField(f.Name) {
@@ -245,6 +247,8 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, 
 			}
 		}
 		dec.RequireColumns(cols, "; every table column is required (set hoodie.write.set.null.for.missing.columns=true to write nulls for missing columns)")
+	case len(deleteKeys) > 0:
+		dec.RequireColumns(deleteKeys, "; a delete needs the record key and, under a non-global index, the partition columns")
 	}
 	return array.ReaderFromIter(withMeta, func(yield func(arrow.RecordBatch, error) bool) {
 		for {
@@ -261,6 +265,21 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, 
 			}
 		}
 	}), done, nil
+}
+
+// deleteColumns are the columns each row of a delete must name: the record key fields and,
+// under a non-global index, the partition fields (without them the index finds nothing).
+func deleteColumns(t *hudi.Table, op string, settings map[string]string) []string {
+	if op != "delete" {
+		return nil
+	}
+	cfg := t.Meta().Config
+	cols := cfg.RecordKeyFields()
+	idx := strings.ToUpper(strings.TrimSpace(settings["hoodie.index.type"]))
+	if idx != "GLOBAL_SIMPLE" && idx != "GLOBAL_BLOOM" {
+		cols = append(cols, cfg.PartitionFields()...)
+	}
+	return cols
 }
 
 // requireAllColumns reports whether input rows must carry every table column: a missing
