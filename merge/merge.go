@@ -6,6 +6,7 @@ package merge
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -36,6 +37,20 @@ const (
 	// PartialUpdatePayload: null fields of an incoming record keep the stored value.
 	PartialUpdatePayload = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
 )
+
+// ErrUnsupportedPayload marks a payload class whose merge hudi-go does not implement yet.
+var ErrUnsupportedPayload = errors.New("payload class not supported by hudi-go yet")
+
+// CheckMergeable refuses payload classes whose merge the rules here cannot express, so a
+// merge is never done with other semantics than the table asks for. PartialUpdateAvroPayload
+// merges field by field (a null field of the newer record keeps the older value), which
+// the record-level rules cannot do.
+func CheckMergeable(payloadClass string) error {
+	if strings.TrimSpace(payloadClass) == PartialUpdatePayload {
+		return fmt.Errorf("%s merges records field by field: %w (use OverwriteWithLatestAvroPayload or DefaultHoodieRecordPayload)", PartialUpdatePayload, ErrUnsupportedPayload)
+	}
+	return nil
+}
 
 // ModeFor derives the merge mode from table config: hoodie.record.merge.mode when set
 // (v8+), else the payload class (v6), else event time when an ordering field exists.
