@@ -58,6 +58,20 @@ func TestWriteMissingColumnsRefused(t *testing.T) {
 	if !strings.Contains(got, `{"uuid":"c","rider":null,"fare":null}`) {
 		t.Errorf("read: %s", got)
 	}
+	// So with hoodie.datasource.write.reconcile.schema=true (Java's legacy reconciliation
+	// keeps the table schema for an input that lacks columns).
+	if _, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":3,"uuid":"e","city":"la"}`), "--set", "hoodie.datasource.write.reconcile.schema=true"); code != 0 {
+		t.Fatalf("with reconcile.schema: %s", stderr)
+	}
+	if _, stderr, code := run(t, "write", dir, "--input", files[0], "--set", "hoodie.datasource.write.reconcile.schema=true"); code != 0 {
+		t.Fatalf("Parquet input with reconcile.schema: %s", stderr)
+	}
+	got, _, _ = run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid,rider,fare")
+	for _, want := range []string{`{"uuid":"e","rider":null,"fare":null}`, `{"uuid":"d","rider":"r4","fare":null}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("read lacks %s: %s", want, got)
+		}
+	}
 	// A delete needs only the record key and partition columns.
 	if _, stderr, code := run(t, "write", dir, "--op", "delete", "--input", writeInput(t, `{"uuid":"c","city":"sf"}`)); code != 0 {
 		t.Fatalf("delete with keys only: %s", stderr)

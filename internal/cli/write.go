@@ -293,8 +293,10 @@ func requireAllColumns(t *hudi.Table, op string, settings map[string]string) boo
 	case "delete", "delete_partition":
 		return false
 	}
-	if strings.EqualFold(strings.TrimSpace(settings["hoodie.write.set.null.for.missing.columns"]), "true") {
-		return false
+	for _, k := range []string{"hoodie.write.set.null.for.missing.columns", "hoodie.datasource.write.reconcile.schema"} {
+		if strings.EqualFold(strings.TrimSpace(settings[k]), "true") {
+			return false
+		}
 	}
 	payload := t.Meta().Config.PayloadClass()
 	if p, ok := settings["hoodie.datasource.write.payload.class"]; ok {
