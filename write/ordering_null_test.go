@@ -93,3 +93,39 @@ func TestNullInNotNullColumnRefused(t *testing.T) {
 		t.Errorf("timeline changed: %v -> %v", before, after)
 	}
 }
+
+// TestNullInNotNullColumnRefusedStreaming: the same null in a streamed bulk_insert
+// (WriteReader) fails the write instead of storing ""; nothing is committed.
+func TestNullInNotNullColumnRefusedStreaming(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "nn", RecordKeyFields: []string{"id"}, PrecombineField: "ts",
+		Schema: "id STRING NOT NULL, name STRING NOT NULL, ts BIGINT"}); err != nil {
+		t.Fatal(err)
+	}
+	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}, {Name: "name", Type: arrow.BinaryTypes.String},
+		{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(`[{"id":"a","name":"x","ts":1},{"id":"b","name":null,"ts":1}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	rdr, err := array.NewRecordReader(sc, []arrow.Record{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Release()
+	tbl, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tbl.WriteReader(ctx, rdr, hudi.WriteOptions{Operation: "bulk_insert"})
+	if err == nil || !strings.Contains(err.Error(), `input row 2: column "name" is NOT NULL`) {
+		t.Fatalf("got %v", err)
+	}
+	for _, f := range instantFiles(t, dir) {
+		if strings.HasSuffix(f, ".commit") {
+			t.Errorf("committed: %s", f)
+		}
+	}
+}
