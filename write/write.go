@@ -74,7 +74,13 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	case o.Operation == Upsert && *o.CombineBeforeUpsert,
 		o.Operation == Delete && *o.CombineBeforeDelete,
 		(o.Operation == Insert || o.Operation == BulkInsert || o.Operation == InsertOverwrite || o.Operation == InsertOverwriteTable) && *o.CombineBeforeInsert:
-		in.precombine(isGlobal(o.IndexType))
+		if isPartialUpdate(o.PayloadClass) {
+			if err := in.precombinePartial(ctx, o.Mem, isGlobal(o.IndexType)); err != nil {
+				return nil, err
+			}
+		} else {
+			in.precombine(isGlobal(o.IndexType))
+		}
 	}
 
 	listing, err := t.List(ctx)
@@ -174,7 +180,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table,
 	}
 	// The writer merges with the write's payload; merge-on-read readers and compaction
 	// with the table's.
-	if err := merge.CheckMergeable(o.PayloadClass); err != nil {
+	if err := checkPartialUpdate(o, t.Type == spec.MergeOnRead); err != nil {
 		return nil, o, nil, err
 	}
 	if t.Type == spec.MergeOnRead {
@@ -381,7 +387,8 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 		}
 		return tableSchema, tableAvro, nil
 	}
-	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns)
+	// A partial-update payload takes a missing column as nulls, which keep stored values.
+	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
 	if err != nil {
 		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
 	}
