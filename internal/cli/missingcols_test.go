@@ -99,3 +99,20 @@ func TestDeleteNeedsPartitionColumns_HudiGoChoice(t *testing.T) {
 		t.Fatalf("global delete: exit %d, %s %s", code, out, stderr)
 	}
 }
+
+// TestPartialUpdateMissingColumnsCLI: with PartialUpdateAvroPayload a JSON Lines row may
+// leave columns out; they count as null, so the stored values stay (copy-on-write).
+func TestPartialUpdateMissingColumnsCLI(t *testing.T) {
+	dir := createTrips(t)
+	if _, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)); code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":2,"uuid":"a","fare":12.5,"city":"sf"}`),
+		"--set", "hoodie.datasource.write.payload.class=org.apache.hudi.common.model.PartialUpdateAvroPayload"); code != 0 {
+		t.Fatalf("partial update: %s", stderr)
+	}
+	got, _, _ := run(t, "read", dir, "--format", "jsonl", "--no-meta", "--columns", "uuid,ts,rider,fare")
+	if strings.TrimSpace(got) != `{"uuid":"a","ts":2,"rider":"r1","fare":12.5}` {
+		t.Errorf("read: %s", got)
+	}
+}
