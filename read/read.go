@@ -190,12 +190,6 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Type == spec.MergeOnRead && !opts.ReadOptimized {
-		// Log records merge with the table's payload: refuse one merged otherwise.
-		if err := merge.CheckMergeable(t.Config.PayloadClass()); err != nil {
-			return nil, fmt.Errorf("table %s: %w", t.Config.Name(), err)
-		}
-	}
 	ordering := ""
 	if of := t.Config.OrderingFields(); len(of) > 0 && schema.FieldIndex(full, of[0]) >= 0 {
 		ordering = full.Field(schema.FieldIndex(full, of[0])).Name

@@ -21,21 +21,18 @@ import (
 // is a soft delete gives way to the later record whole (preCombine returns this when the
 // merge is empty). The merged record is a new write: it gets the commit's meta fields.
 //
-// hudi-go implements it on copy-on-write tables with non-global indexes; merge-on-read
-// tables (whose readers and compaction would have to merge log records field by field) and
-// global indexes are refused (checkPartialUpdate).
+// Copy-on-write merges here (the merge handle); merge-on-read writes the incoming rows to
+// the logs and its readers and compaction merge them (filegroup). Global indexes, whose
+// cross-partition merges are not implemented for it, are refused (checkPartialUpdate).
 
 func isPartialUpdate(payload string) bool { return payload == merge.PartialUpdatePayload }
 
 // checkPartialUpdate refuses the cases the partial-update merge is not implemented for.
-func checkPartialUpdate(o Options, mor bool) error {
+func checkPartialUpdate(o Options) error {
 	if !isPartialUpdate(o.PayloadClass) {
 		return nil
 	}
-	switch {
-	case mor:
-		return fmt.Errorf("%s on a merge-on-read table: %w (its log records would need field-level merging when read and compacted)", merge.PartialUpdatePayload, merge.ErrUnsupportedPayload)
-	case isGlobal(o.IndexType):
+	if isGlobal(o.IndexType) {
 		return fmt.Errorf("%s with the %s index: %w", merge.PartialUpdatePayload, o.IndexType, merge.ErrUnsupportedPayload)
 	}
 	return nil
@@ -136,11 +133,9 @@ func (in *inputSet) precombinePartial(ctx context.Context, mem memory.Allocator,
 			old.refs = append(old.refs, this)
 			continue
 		}
-		refs := append([]rowRef{this}, old.refs...)
-		if old.rec.softDelete {
-			refs = refs[:1] // the later record is the base; a deleted earlier one gives nothing
-		}
-		*old = state{rec: r, refs: refs}
+		// The later record is the base; its nulls take the earlier record's values (a soft
+		// delete too: mergeRecords only checks the base for the delete flag).
+		*old = state{rec: r, refs: append([]rowRef{this}, old.refs...)}
 	}
 	var picks [][]rowRef
 	for _, s := range states {

@@ -178,15 +178,8 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (*table.Table,
 	if err := checkMetaFieldsSetting(t, o); err != nil {
 		return nil, o, nil, err
 	}
-	// The writer merges with the write's payload; merge-on-read readers and compaction
-	// with the table's.
-	if err := checkPartialUpdate(o, t.Type == spec.MergeOnRead); err != nil {
+	if err := checkPartialUpdate(o); err != nil {
 		return nil, o, nil, err
-	}
-	if t.Type == spec.MergeOnRead {
-		if err := merge.CheckMergeable(t.Config.PayloadClass()); err != nil {
-			return nil, o, nil, fmt.Errorf("table %s: %w", t.Config.Name(), err)
-		}
 	}
 	if o.Parallelism <= 0 {
 		o.Parallelism = runtime.GOMAXPROCS(0)

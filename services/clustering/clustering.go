@@ -24,7 +24,6 @@ import (
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
@@ -213,12 +212,6 @@ func check(t *table.Table) error {
 		return fmt.Errorf("table %s does not populate meta fields: clustering is %w", t.Config.Name(), write.ErrUnsupported)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: clustering is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
-	}
-	if t.Type == spec.MergeOnRead {
-		// Before a plan is written: clustering merges the slices' logs with the payload.
-		if err := merge.CheckMergeable(t.Config.PayloadClass()); err != nil {
-			return fmt.Errorf("table %s: clustering: %w", t.Config.Name(), err)
-		}
 	}
 	return nil
 }

@@ -189,10 +189,6 @@ func check(t *table.Table) error {
 	if err := write.CheckVirtualKeyTable(t); err != nil {
 		return fmt.Errorf("compaction: %w", err)
 	}
-	// Before a plan is written: compaction merges logs with the table's payload.
-	if err := merge.CheckMergeable(t.Config.PayloadClass()); err != nil {
-		return fmt.Errorf("table %s: compaction: %w", t.Config.Name(), err)
-	}
 	return nil
 }
 
