@@ -192,7 +192,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		wo.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
 	}
 	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
-	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns)
+	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks
+	// columns (HoodieSparkSqlWriter.reconcileSchemasLegacy): the same nulls.
+	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns) || cfg.Bool(config.ReconcileSchema)
 	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC

@@ -55,6 +55,8 @@ var (
 		"delete_partition: comma-separated partition paths as stored (k=v on hive-style tables); * wildcards.")
 	SetNullForMissingColumns = key("hoodie.write.set.null.for.missing.columns", Bool, Write, "false",
 		"Write null for table columns missing from the input instead of rejecting the batch.")
+	ReconcileSchema = key("hoodie.datasource.write.reconcile.schema", Bool, Write, "false",
+		"Keep the table schema when the input lacks some of its columns (HoodieSparkSqlWriter's legacy reconciliation): they are written as nulls, like hoodie.write.set.null.for.missing.columns.")
 	RowWriterEnable = key("hoodie.datasource.write.row.writer.enable", Bool, Write, "true",
 		"Spark writes through native Row objects (bulk_insert path). 0.8.0 defaulted to false.")
 	BulkInsertParallelism = key("hoodie.bulkinsert.shuffle.parallelism", Int, Write, "0",
@@ -606,7 +608,7 @@ func registered() []Key {
 		Operation, WriteTableType, PayloadClass, PrecombineField, PayloadOrderingField, PayloadEventTimeField,
 		RecordMergerImpls, RecordMergerStrategy, CombineBeforeInsert, CombineBeforeUpsert, CombineBeforeDelete,
 		InsertDropDuplicates, InsertDupPolicy, MergeAllowDuplicateOnInserts, BulkInsertSortMode, RowWriterEnable,
-		PartitionsToDelete, SetNullForMissingColumns,
+		PartitionsToDelete, SetNullForMissingColumns, ReconcileSchema,
 		BulkInsertParallelism, InsertParallelism, UpsertParallelism, DeleteParallelism,
 		SparkSQLInsertIntoOperation, SQLInsertMode, SQLBulkInsertEnable, DropPartitionColumns, CommitMetaKeyPrefix,
 		AutoCommit, AllowEmptyCommit, BaseFileFormat, WriteTableName, BasePath, AvroSchema,

@@ -242,11 +242,18 @@ func (t *Table) ReplacedFileGroups(ctx context.Context, asOf spec.InstantTime) (
 	return out, nil
 }
 
-// View builds the file-system view as of asOf ("" = latest) from a listing.
+// View builds the file-system view as of asOf ("" = latest) from a listing. The latest
+// view fails with ErrMissingFile when storage lacks a file that completed commits name
+// as part of a latest file slice (checkLatestFiles).
 func (t *Table) View(ctx context.Context, listing *fsview.Listing, asOf spec.InstantTime) (*fsview.View, error) {
 	replaced, err := t.ReplacedFileGroups(ctx, asOf)
 	if err != nil {
 		return nil, err
+	}
+	if asOf == "" {
+		if err := t.checkLatestFiles(ctx, listing, replaced); err != nil {
+			return nil, err
+		}
 	}
 	return fsview.Build(listing, t.Timeline, fsview.Options{AsOf: asOf, Replaced: replaced}), nil
 }

@@ -596,6 +596,18 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	var seq, updated, deleted int64
 	replacing := make([]incoming, 0, len(j.changes))
 	consumed := make([]bool, len(all))
+	// PartialUpdateAvroPayload: a stored record an incoming one updates is merged with it
+	// field by field (partial.go); the stored rows are kept for that, data columns only.
+	partial := isPartialUpdate(w.o.PayloadClass)
+	var partialStored []arrow.Record
+	var partialPicks [][2]rowRef // (incoming, stored) as (batch, row)
+	var partialRecs []incoming
+	var partialStoredNewer []bool
+	defer func() {
+		for _, r := range partialStored {
+			r.Release()
+		}
+	}()
 	ordIdx := -1
 	if w.ordering != "" {
 		ordIdx = schema.FieldIndex(env.outSchema, w.ordering)
@@ -653,6 +665,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				keep.Release()
 			}
 		}()
+		var storedRows []int32 // rows of rec kept for partial-update merges
 		for i := 0; i < n; i++ {
 			key, valid, err := keyOf(i)
 			if err != nil {
@@ -667,6 +680,20 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			}
 			consumed[ci] = true
 			c := all[ci]
+			if partial && !c.softDelete && !c.hardDelete {
+				newer := false
+				if ordIdx >= 0 {
+					cmp, ok := merge.OrderingAt(rec.Column(ordIdx), i).Compare(w.in.ordering(c))
+					newer = ok && cmp > 0
+				}
+				drop(i)
+				updated++
+				partialPicks = append(partialPicks, [2]rowRef{{int(c.batch), int(c.row)}, {len(partialStored), len(storedRows)}})
+				partialRecs = append(partialRecs, c)
+				partialStoredNewer = append(partialStoredNewer, newer)
+				storedRows = append(storedRows, int32(i))
+				continue
+			}
 			if !c.hardDelete && ordIdx >= 0 && w.rules.KeepBase(merge.OrderingAt(rec.Column(ordIdx), i), w.in.ordering(c)) {
 				if keep != nil {
 					keep.Append(true) // the stored record is newer by event time
@@ -680,6 +707,13 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				updated++
 				replacing = append(replacing, c)
 			}
+		}
+		if len(storedRows) > 0 {
+			data, err := takeDataRows(ctx, env.mem, rec, w.in.schema, storedRows)
+			if err != nil {
+				return fmt.Errorf("merge %s: %w", sl.Base.Path, err)
+			}
+			partialStored = append(partialStored, data)
 		}
 		kept := rec
 		if keep != nil {
@@ -709,6 +743,23 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			deleted++ // a delete of a key the file does not hold: counted, nothing written
 		default:
 			inserts = append(inserts, c)
+		}
+	}
+	if len(partialRecs) > 0 {
+		rows, err := w.partialMerged(ctx, env, partialPicks, partialStored, partialStoredNewer, partialRecs, sl.Partition, name, task, &seq)
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
+		}
+		for _, r := range rows {
+			if err == nil {
+				err = fw.write(r) // stored keys: a resumed filter holds them already
+			}
+			r.Release()
+		}
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
 		}
 	}
 	for bi, batch := range [][]incoming{replacing, inserts} {

@@ -261,6 +261,11 @@ func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx
 	if err := schema.CheckListElements(full, row0); err != nil {
 		return false, err
 	}
+	if v := schema.CheckNotNull(full); v != nil {
+		// A streamed write cannot look ahead: the failed instant is rolled back by the
+		// next writer, and nothing of it is committed.
+		return false, fmt.Errorf("input row %d: %w", row0+int64(v.Row)+1, v)
+	}
 	data := full
 	if s.fileSchema.NumFields() != s.rowSchema.NumFields() {
 		data = array.NewRecordBatch(s.fileSchema, full.Columns()[:s.fileSchema.NumFields()], full.NumRows())

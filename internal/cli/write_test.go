@@ -88,11 +88,11 @@ func TestWriteBadInputLeavesTableUntouched(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"malformed JSON line", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"b","city":"sf"}`, `{"ts":2,"uuid":`)}, ExitRuntime, "line 2"},
+		{"malformed JSON line", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"b","rider":null,"fare":null,"city":"sf"}`, `{"ts":2,"uuid":`)}, ExitRuntime, "line 2"},
 		{"missing record key", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"rider":"x","city":"sf"}`)}, ExitRuntime, "uuid"},
-		{"null record key", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":null,"city":"sf"}`)}, ExitRuntime, "uuid"},
+		{"null record key", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":null,"rider":null,"fare":null,"city":"sf"}`)}, ExitRuntime, "uuid"},
 		{"unknown column", []string{"write", dir, "--input", writeInput(t, `{"ts":1,"uuid":"c","city":"sf","color":"red"}`)}, ExitRuntime, "color"},
-		{"incompatible type", []string{"write", dir, "--input", writeInput(t, `{"ts":"yesterday","uuid":"c","city":"sf"}`)}, ExitRuntime, "ts"},
+		{"incompatible type", []string{"write", dir, "--input", writeInput(t, `{"ts":"yesterday","uuid":"c","rider":null,"fare":null,"city":"sf"}`)}, ExitRuntime, "ts"},
 		{"unknown op", []string{"write", dir, "--op", "merge", "--input", good}, ExitRuntime, "unknown write operation"},
 		{"bad setting value", []string{"write", dir, "--input", good, "--set", "hoodie.parquet.max.file.size=huge"}, ExitRuntime, "hoodie.parquet.max.file.size"},
 		{"malformed --set", []string{"write", dir, "--input", good, "--set", "nokey"}, ExitUsage, "key=value"},
