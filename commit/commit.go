@@ -155,7 +155,7 @@ func writeFile(ctx context.Context, st storage.Storage, p string, body []byte) e
 		return err
 	}
 	if _, err := io.Copy(w, bytes.NewReader(body)); err != nil {
-		w.Close()
+		_ = storage.Abort(w) // publish no truncated timeline file
 		return err
 	}
 	return w.Close()

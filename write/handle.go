@@ -107,7 +107,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
 	})
 	if err != nil {
-		out.Close()
+		_ = storage.Abort(out)
 		return nil, fmt.Errorf("base file %s: %w", p, err)
 	}
 	var filter bloom.Filter
@@ -115,7 +115,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		// Java writes a bloom filter only when meta fields are populated
 		// (HoodieFileWriterFactory.enableBloomFilter).
 		if filter, err = bloom.New(bloom.Type(e.opts.BloomType), e.bloomOptions()); err != nil {
-			out.Close()
+			_ = storage.Abort(out)
 			return nil, err
 		}
 	}
@@ -197,7 +197,7 @@ func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.
 		f.pw.AddKeyValue(parquet.KeyMaxRecordKey, f.maxKey)
 	}
 	if err := f.pw.Close(); err != nil {
-		f.out.Close()
+		_ = storage.Abort(f.out) // a base file without its footer must not appear
 		return f.stat, fmt.Errorf("close %s: %w", f.path, err)
 	}
 	if err := f.out.Close(); err != nil {
@@ -219,10 +219,11 @@ func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.
 	return f.stat, nil
 }
 
-// abort closes a file that will not be committed; the rollback deletes it.
+// abort drops a file that will not be committed: it does not appear (its marker stays
+// for the rollback, which finds nothing to delete).
 func (f *fileWriter) abort() {
 	f.pw.Close()
-	f.out.Close()
+	_ = storage.Abort(f.out)
 }
 
 func releaseArrays(a []arrow.Array) {
