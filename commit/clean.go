@@ -31,6 +31,9 @@ func BeginClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, 
 	if in.Action != spec.ActionClean || in.IsCompleted() {
 		return fmt.Errorf("instant %s %s is not a pending clean", in.Time, in.Action)
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "run clean "+string(in.Time)); err != nil {
+		return err
+	}
 	if _, ok := in.File(spec.StateInflight); ok {
 		return nil
 	}

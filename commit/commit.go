@@ -70,6 +70,9 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 	if now == nil {
 		now = time.Now
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "start "+string(action)); err != nil {
+		return nil, err
+	}
 	var inst spec.InstantTime
 	var hbt *Heartbeat
 	for attempt := 0; ; attempt++ {

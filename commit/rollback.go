@@ -51,6 +51,11 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	// A pending restore's own rollbacks are its to finish (ResumeRestore), not a failed
+	// write's: nothing else may touch the timeline before it completes.
+	if err := CheckNoPendingRestore(ctx, st, tl, "roll back failed writes"); err != nil {
+		return nil, err
+	}
 	tidyCompleted(ctx, st, tl)
 	removeStaleTempFiles(ctx, st, []string{tl.Dir, storage.Join(tl.Dir, timeline.DefaultArchiveFolder), HeartbeatDir}, o.Now(), o.Heartbeat.Expiry())
 	// An interrupted rollback is finished first, with its own instant and plan.

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/expr"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/parquet"
@@ -108,6 +109,13 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		}
 		asOf = opts.End
 		s.opts = opts
+	}
+	// A pending restore has rolled back some of its instants and not others: the latest
+	// state is one no commit made. Only a time travel to before everything it rolls back
+	// reads a committed state; the rest fail until the restore is finished. (Java's
+	// readers do not check; its writers refuse the same state: BaseHoodieWriteClient.)
+	if p := commit.PendingRestore(ctx, t.Storage, t.Timeline); p != nil && (asOf == "" || p.Earliest == "" || !asOf.Less(p.Earliest)) {
+		return nil, p.Error("read " + t.Config.Name())
 	}
 	if asOf != "" {
 		what := "time travel to"

@@ -358,6 +358,11 @@ func readTable(table string) (map[string]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRows(out)
+}
+
+// parseRows parses `hudi read --format jsonl` output: record key → row.
+func parseRows(out string) (map[string]map[string]any, error) {
 	rows := map[string]map[string]any{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)

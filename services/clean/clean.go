@@ -967,6 +967,9 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "clean"); err != nil {
+		return nil, err
+	}
 	if err := check(t); err != nil {
 		return nil, err
 	}
