@@ -242,3 +242,41 @@ func TestCompactionAfterInsertOverwriteOfPlannedPartition(t *testing.T) {
 		t.Fatalf("the next compaction: %v", err)
 	}
 }
+
+// TestDeadWritersPartitionTempFilesRemoved (issue 25): the partial base file a killed
+// compaction was writing (".<name>.parquet.tmp-<n>") goes when the compaction is run again
+// (it holds the instant's heartbeat). It used to survive re-runs, cleans and the
+// heartbeat expiry. (The killed rollback's log: commit TestKilledRollbackLogTempRemoved.)
+func TestKilledCompactionTempFileRemovedOnRerun(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := newMORTable(t)
+	sf := filepath.Join(dir, "sf")
+	entries, err := os.ReadDir(sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logName string
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".log.") {
+			logName = e.Name()
+		}
+	}
+	if logName == "" {
+		t.Fatal("no log file in sf")
+	}
+	slice := strings.SplitN(logName, ".log.", 2)[0]
+
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v %v", res, err)
+	}
+	fileID := strings.TrimPrefix(strings.SplitN(slice, "_", 2)[0], ".")
+	partial := filepath.Join(sf, "."+fileID+"_0-1-0_"+res.Scheduled+".parquet.tmp-42")
+	os.WriteFile(partial, []byte("PAR1 partial"), 0o644)
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Run: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(partial); !os.IsNotExist(err) {
+		t.Errorf("the killed compaction's partial base file %s survived the re-run", filepath.Base(partial))
+	}
+}

@@ -52,6 +52,9 @@ func CompleteClean(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), meta); err != nil && !errors.Is(err, storage.ErrExist) {
 		return fmt.Errorf("complete clean %s: %w", instant, err)
 	}
+	// The clean is complete: a temp file of its requested/inflight/completed file is what
+	// a killed attempt of it left.
+	removeTempFiles(ctx, st, tl.Dir, string(instant)+".")
 	return nil
 }
 

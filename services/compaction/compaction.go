@@ -759,7 +759,13 @@ func deletePartial(ctx context.Context, st storage.Storage, partition string, in
 		if e.IsDir {
 			continue
 		}
-		if b, ok := spec.ParseBaseFileName(e.Name); ok && b.Instant == instant {
+		name := e.Name
+		// The temp file of a base file the killed run was writing (".<name>.tmp-<n>",
+		// storage/local) is its output too: this run holds the instant's heartbeat.
+		if i := strings.LastIndex(name, ".tmp-"); strings.HasPrefix(name, ".") && i > 1 {
+			name = name[1:i]
+		}
+		if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
 			if err := st.Delete(ctx, storage.Join(partition, e.Name)); err != nil && !errors.Is(err, storage.ErrNotExist) {
 				return fmt.Errorf("delete partial compaction output %s: %w", storage.Join(partition, e.Name), err)
 			}
