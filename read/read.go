@@ -28,6 +28,7 @@ import (
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // Options select the query.
@@ -73,8 +74,33 @@ type Scan struct {
 // commitTimeField is the meta column incremental queries filter on.
 var commitTimeField = schema.MetaFields[0]
 
-// Plan resolves the query's schema and file slices.
+// timelineRetries bounds how often Plan reloads a timeline that changed under it.
+const timelineRetries = 3
+
+// Plan resolves the query's schema and file slices. An instant file that was listed and
+// is gone when read (timeline.ErrInstantGone: a concurrent writer's archival moved it, or
+// a rollback removed it) means the timeline changed under the read: Plan reopens the
+// table and plans again, up to timelineRetries times, then fails saying so. Java's
+// readers fail in this race (they read a timeline snapshot); retrying is ours.
 func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := plan(ctx, t, opts)
+		if err == nil || !errors.Is(err, timeline.ErrInstantGone) {
+			return s, err
+		}
+		if attempt == timelineRetries {
+			return nil, fmt.Errorf("the timeline of %s kept changing under the read (%d reloads): %w", t.Config.Name(), attempt, err)
+		}
+		if opts.Logger != nil {
+			opts.Logger.Info("the timeline changed under the read: reloading it", "error", err)
+		}
+		if t, err = t.Reopen(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
