@@ -69,7 +69,8 @@ func RemoveLeftovers(ctx context.Context, st storage.Storage, tl *timeline.Timel
 			} else if f, ok := spec.ParseInstantFileName(target); ok {
 				owner = f.Instant
 			}
-			if now.Sub(e.ModTime) > hb.Expiry() || (owner != "" && dead.ownerDead(owner)) {
+			if now.Sub(e.ModTime) > hb.Expiry() || (owner != "" && dead.ownerDead(owner)) ||
+				(dir == HeartbeatDir && dead.tempOwnerGone(storage.Join(dir, e.Name))) {
 				_ = st.Delete(ctx, storage.Join(dir, e.Name))
 			}
 		}
@@ -120,6 +121,18 @@ func (d *deadWriters) ownerDead(in spec.InstantTime) bool {
 	}
 	d.known[in] = dead
 	return dead
+}
+
+// tempOwnerGone: the temp file of a heartbeat holds its writer ("<host> <pid>", written in
+// one go), which is a process of this host that no longer exists: killed while writing
+// its first beat, before the heartbeat file existed.
+func (d *deadWriters) tempOwnerGone(p string) bool {
+	body, err := d.st.ReadFile(d.ctx, p)
+	if err != nil {
+		return false
+	}
+	host, pid, ok := parseOwner(body)
+	return ok && host == hostname() && !processExists(pid)
 }
 
 // orphanHeartbeat: a heartbeat file of an instant that is not on the timeline in any

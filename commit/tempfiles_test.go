@@ -115,6 +115,9 @@ func TestDeadWriterLeftoversRemoved(t *testing.T) {
 		{"temp of a live writer", ".hoodie/.20250101000000005.inflight.tmp-1", nil, now, false},
 		{"fresh plan temp: owner unknown", ".hoodie/.20250101000000007.compaction.requested.tmp-1", nil, now, false},
 		{"old plan temp", ".hoodie/.20250101000000008.compaction.requested.tmp-1", nil, old, true},
+		{"first-beat temp of a dead writer", ".hoodie/.heartbeat/.20250101000000009.tmp-1", dead, now, true},
+		{"first-beat temp of a live writer", ".hoodie/.heartbeat/.20250101000000010.tmp-1", live, now, false},
+		{"first-beat temp cut short", ".hoodie/.heartbeat/.20250101000000011.tmp-1", []byte("some"), now, false},
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(tc.path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
