@@ -635,7 +635,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		n := pf.NumRows()
 		f, ok := bloom.Resume(bloom.Type(env.opts.BloomType), env.bloomOptions(), s, typ, n)
 		if ok && bloom.OrderFree(f, n, int64(len(all))) {
-			fw.filter, fw.knownKeys = f, true
+			fw.resumeFilter(f)
 		}
 	}
 	err = readBase(ctx, w.t, env, sl, onOpen, func(rec arrow.Record) error {

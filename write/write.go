@@ -514,7 +514,7 @@ func writePartitionMetadata(ctx context.Context, st storage.Storage, partition s
 		return fmt.Errorf("partition metadata: %w", err)
 	}
 	if _, err := w.Write([]byte(sb.String())); err != nil {
-		w.Close()
+		_ = storage.Abort(w)
 		return err
 	}
 	return w.Close()

@@ -218,6 +218,10 @@ type Selection struct {
 	Files      []File // sorted by path
 	// PartitionsToDelete are partitions left without file groups, deleted whole.
 	PartitionsToDelete []string
+	// Leftovers are temp files of atomic creates that dead writers left in the partitions
+	// scanned (commit.DeadPartitionTempFile). They are not part of the plan (Java's has no
+	// such entry): a clean that is not a dry run deletes them as it schedules.
+	Leftovers []string
 }
 
 // Bytes is the total size of the selected files.
@@ -557,6 +561,11 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 		return nil, err
 	}
 	for _, p := range listing.Partitions {
+		for _, f := range p.Files {
+			if !f.IsDir && commit.DeadPartitionTempFile(ctx, t.Storage, t.Timeline, f.Name, f.ModTime, o.Now(), o.Heartbeat) {
+				sel.Leftovers = append(sel.Leftovers, storage.Join(p.Path, f.Name))
+			}
+		}
 		sel.Partitions = append(sel.Partitions, p.Path)
 		files, deletePartition := s.partition(p, o, earliest)
 		sel.Files = append(sel.Files, files...)
@@ -793,6 +802,11 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if err != nil {
 		return "", nil, err
 	}
+	for _, p := range sel.Leftovers {
+		if err := t.Storage.Delete(ctx, p); err != nil {
+			return "", nil, fmt.Errorf("remove a dead writer's temp file: %w", err)
+		}
+	}
 	if len(sel.Files) == 0 {
 		return "", sel, nil
 	}
@@ -980,6 +994,9 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "clean"); err != nil {
+		return nil, err
+	}
 	if err := check(t); err != nil {
 		return nil, err
 	}
@@ -990,6 +1007,9 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	// What dead writers left under .hoodie; their temp files in the partitions the plan
+	// scans go as it is scheduled (Selection.Leftovers).
+	commit.RemoveLeftovers(ctx, st, t.Timeline, o.Now(), o.Heartbeat)
 	res := newResult()
 	res.Policy = string(o.Policy)
 	if o.FailedWrites == FailedWritesLazy {

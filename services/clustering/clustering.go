@@ -235,6 +235,9 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "schedule clustering"); err != nil {
+		return "", nil, err
+	}
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
@@ -283,6 +286,9 @@ func Execute(ctx context.Context, st storage.Storage, only spec.InstantTime, o O
 	for {
 		t, err := table.Open(ctx, st)
 		if err != nil {
+			return out, err
+		}
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "run clustering"); err != nil {
 			return out, err
 		}
 		if err := check(t); err != nil {

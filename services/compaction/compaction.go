@@ -214,6 +214,9 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "schedule compaction"); err != nil {
+		return "", nil, err
+	}
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
@@ -391,6 +394,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		if err != nil {
 			return out, err
 		}
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "run compaction"); err != nil {
+			return out, err
+		}
 		if err := check(t); err != nil {
 			return out, err
 		}
@@ -496,14 +502,29 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	view, err := t.View(ctx, listing, "")
+	replaced, err := t.ReplacedFileGroups(ctx, "")
 	if err != nil {
 		return nil, err
 	}
+	view := fsview.Build(listing, t.Timeline, fsview.Options{Replaced: replaced})
 	groups := map[string]*fsview.FileGroup{}
 	for _, g := range view.Groups {
 		groups[g.Partition+"/"+string(g.FileID)] = g
 	}
+	// A file group an insert_overwrite (or insert_overwrite_table, delete_partition)
+	// replaced after the plan was made is retired: no reader sees it, and the cleaner
+	// removes it. Its operation is skipped, so the plan completes instead of failing for
+	// good; its compacted slice would be as invisible as the group (Java's file-system
+	// view drops replaced groups: AbstractTableFileSystemView.isFileGroupReplaced).
+	ops := plan.Operations[:0:0]
+	for _, op := range plan.Operations {
+		if replaced[op.PartitionPath][spec.FileID(op.FileID)] {
+			o.Write.Logger.Info("compaction skips a replaced file group", "instant", in.Time, "partition", op.PartitionPath, "file_id", op.FileID)
+			continue
+		}
+		ops = append(ops, op)
+	}
+	plan.Operations = ops
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
 		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
 	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
@@ -760,7 +781,13 @@ func deletePartial(ctx context.Context, st storage.Storage, partition string, in
 		if e.IsDir {
 			continue
 		}
-		if b, ok := spec.ParseBaseFileName(e.Name); ok && b.Instant == instant {
+		name := e.Name
+		// The temp file of a base file the killed run was writing (".<name>.tmp-<n>",
+		// storage/local) is its output too: this run holds the instant's heartbeat.
+		if i := strings.LastIndex(name, ".tmp-"); strings.HasPrefix(name, ".") && i > 1 {
+			name = name[1:i]
+		}
+		if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
 			if err := st.Delete(ctx, storage.Join(partition, e.Name)); err != nil && !errors.Is(err, storage.ErrNotExist) {
 				return fmt.Errorf("delete partial compaction output %s: %w", storage.Join(partition, e.Name), err)
 			}

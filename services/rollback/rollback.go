@@ -97,6 +97,9 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 	if o.Location == nil {
 		o.Location = TimelineZone(t)
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "roll back "+string(target)); err != nil && !o.DryRun {
+		return nil, err
+	}
 	ro := commit.RollbackOptions{Now: o.Now, Location: o.Location, Logger: o.Logger}
 	if o.DryRun {
 		todo, err := Plan(ctx, st, t.Timeline, target, o.IncludeLater, o.Now())

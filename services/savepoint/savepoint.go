@@ -109,6 +109,13 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 		}
 	}
 	switch op {
+	case Create, Delete:
+		// Only the restore itself may run before a pending restore completes.
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, string(op)+" savepoint "+string(instant)); err != nil {
+			return nil, err
+		}
+	}
+	switch op {
 	case Create:
 		return create(ctx, t, instant, o)
 	case Delete:
