@@ -23,7 +23,6 @@ import (
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -48,8 +47,13 @@ type Options struct {
 	BatchSize int
 	// Parallelism is the number of slices read at once (default: number of CPUs).
 	Parallelism int
-	Mem         memory.Allocator
-	Logger      *slog.Logger
+	// KeyGenSettings are key generator settings (canonical hoodie.keygen.* names) for a
+	// table without meta fields whose hoodie.properties lacks them: Spark 0.14 keeps
+	// hoodie.keygen.timebased.* out of it, and the record keys of such a table are rebuilt
+	// with its key generator (table.Config.KeyGen).
+	KeyGenSettings map[string]string
+	Mem            memory.Allocator
+	Logger         *slog.Logger
 }
 
 // Scan is a planned query.
@@ -244,9 +248,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	if !t.Config.PopulateMetaFields() {
 		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
-		gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-			PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-			URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+		gen, err := t.Config.KeyGen(full, opts.KeyGenSettings)
 		if err != nil {
 			return nil, fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 		}

@@ -360,24 +360,7 @@ func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Optio
 }
 
 func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]string) (*keygen.Generator, error) {
-	props := t.Config.Props.Map()
-	for k, v := range writerProps {
-		if _, ok := props[k]; !ok {
-			props[k] = v
-		}
-	}
-	gen, err := keygen.New(keygen.Options{
-		KeyGenerator:    t.Config.KeyGenerator(),
-		RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(),
-		HiveStyle:       t.Config.HiveStylePartitioning(),
-		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           props,
-	}, rows)
-	if err != nil {
-		return nil, fmt.Errorf("key generator: %w", err)
-	}
-	return gen, nil
+	return t.Config.KeyGen(rows, writerProps)
 }
 
 func checkWritable(t *table.Table) error {

@@ -27,7 +27,6 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -503,7 +502,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
 		BasePrefetch: 4,
 	}
-	if err := virtualKeyOptions(t, full, &fgOpts); err != nil {
+	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
 	}
 	listing, err := t.List(ctx)
@@ -747,14 +746,14 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 // virtualKeyOptions keys a virtual-key table's base and log records with its key
 // generator (hoodie.populate.meta.fields=false): Java's compactor merges them by the
 // record-key field and copies their null meta values into the compacted file, whose
-// _hoodie_file_name is its own name and whose footer has no bloom filter.
-func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options) error {
+// _hoodie_file_name is its own name and whose footer has no bloom filter. The
+// compaction's explicit settings fill the key generator settings hoodie.properties lacks
+// (table.Config.KeyGen), as a write's do.
+func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options, writerProps map[string]string) error {
 	if t.Config.PopulateMetaFields() {
 		return nil
 	}
-	gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-		URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+	gen, err := t.Config.KeyGen(full, writerProps)
 	if err != nil {
 		return fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 	}
