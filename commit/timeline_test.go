@@ -3,8 +3,14 @@ package commit
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +103,73 @@ func TestTimelineLockReenters(t *testing.T) {
 	release()
 	if m.Held() {
 		t.Error("lock still held after the outermost release")
+	}
+}
+
+// TestFileWritesOfThePackageAreKnown reads the package's source: files are created only
+// through writeFile, and writeFile is called only by the handle's put (every timeline
+// file) and by the writers of files that are not the timeline's (markers, heartbeats,
+// archive logs, rollback command blocks in partitions). A new direct write of a timeline
+// file in this package (the ~19 scattered writes put replaced) has to call writeFile or
+// Create somewhere else and fails here, whether or not a test runs that path; the
+// storage-watching TestTimelineFilesChangeOnlyThroughTheHandle at the repository root
+// catches such writes at run time anywhere in the code base.
+func TestFileWritesOfThePackageAreKnown(t *testing.T) {
+	allowed := map[string][]string{
+		"writeFile": {"(*Timeline).put", "(*Txn).Marker", "(*Timeline).WriteArchiveLog", "startHeartbeat", "appendRollbackBlock"},
+		"Create":    {"writeFile"},
+		"Put":       {"startHeartbeat"}, // the heartbeat's refresh, replacing its own file
+	}
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]int{}
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				name := fd.Name.Name
+				if fd.Recv != nil && len(fd.Recv.List) == 1 {
+					if star, ok := fd.Recv.List[0].Type.(*ast.StarExpr); ok {
+						if id, ok := star.X.(*ast.Ident); ok {
+							name = "(*" + id.Name + ")." + name
+						}
+					}
+				}
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					var callee string
+					switch fn := call.Fun.(type) {
+					case *ast.Ident:
+						callee = fn.Name
+					case *ast.SelectorExpr:
+						callee = fn.Sel.Name
+					}
+					want, watched := allowed[callee]
+					if !watched || (callee != "writeFile" && len(call.Args) < 2) {
+						return true
+					}
+					found[callee]++
+					if !slices.Contains(want, name) {
+						t.Errorf("%s: %s calls %s; timeline files are written only by (*Timeline).put (allowed callers of %s: %v)",
+							fset.Position(call.Pos()), name, callee, callee, want)
+					}
+					return true
+				})
+			}
+		}
+	}
+	for callee := range allowed {
+		if found[callee] == 0 {
+			t.Errorf("no call of %s found: the check reads the wrong source", callee)
+		}
 	}
 }
