@@ -153,6 +153,10 @@ type Options struct {
 	// (commit.ConcurrencyFromConfig). The zero value is single-writer mode with the
 	// EAGER policy and no lock.
 	Concurrency commit.Concurrency
+
+	// timeline is the handle every timeline change of the write goes through (set by
+	// openForWrite from the clock, zone, logger and Concurrency above).
+	timeline *commit.Timeline
 }
 
 func boolPtr(b bool) *bool { return &b }

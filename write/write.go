@@ -180,6 +180,7 @@ func needsOrdering(o Options) bool {
 // start its instant and to commit (begin, complete), and the lock is not held here.
 func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Table, _ Options, _ *Result, release func(), err error) {
 	o = o.withDefaults()
+	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger)
 	release = func() {}
 	if err := checkWritable(t); err != nil {
 		return nil, o, nil, release, err
@@ -194,7 +195,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	if o.Concurrency.Mode == commit.SingleWriter {
-		if release, err = o.Concurrency.Acquire(ctx, "write"); err != nil {
+		if release, err = o.timeline.Lock(ctx, "write"); err != nil {
 			return nil, o, nil, func() {}, err
 		}
 		defer func() {
@@ -216,8 +217,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 	// expired; NEVER leaves them.
 	var rolled []spec.InstantTime
 	if o.Concurrency.FailedWrites == commit.FailedWritesEager {
-		rolled, err = commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone,
-			Logger: o.Logger, Heartbeat: o.Concurrency.Heartbeat})
+		rolled, err = o.timeline.RollbackFailedWrites(ctx, t.Timeline)
 		for _, r := range rolled {
 			res.RolledBack = append(res.RolledBack, string(r))
 		}
@@ -286,7 +286,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	}
 	tl := w.t.Timeline
 	if w.o.Concurrency.Mode == commit.OptimisticConcurrency {
-		release, err := w.o.Concurrency.Acquire(ctx, "start write")
+		release, err := w.o.timeline.Lock(ctx, "start write")
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +298,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 			return nil, fmt.Errorf("before starting the write: %w", err)
 		}
 	}
-	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, w.o.Now, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
+	txn, err := w.o.timeline.Begin(ctx, tl, action, requested, inflight)
 	if err != nil {
 		return nil, err
 	}

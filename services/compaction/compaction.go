@@ -124,6 +124,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// timeline is the handle a compaction changes the timeline of the table rooted at st
+// through: the write settings' clock, zone and logger, the concurrency settings' heartbeat
+// and lock (o with its defaults).
+func (o Options) timeline(st storage.Storage) *commit.Timeline {
+	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger)
+}
+
 // OptionsFromSettings reads the compaction settings from hoodie.* keys.
 func OptionsFromSettings(settings map[string]string) (Options, error) {
 	var o Options
@@ -204,7 +211,8 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	// Under the lock, the plan sees every write that started before it (single-writer
 	// writes hold the lock throughout; optimistic ones fail their commit on a plan they
 	// did not see), so no write's log blocks are left behind in a compacted slice.
-	release, err := o.Concurrency.Acquire(ctx, "schedule compaction")
+	ct := o.timeline(st)
+	release, err := ct.Lock(ctx, "schedule compaction")
 	if err != nil {
 		return "", nil, err
 	}
@@ -319,7 +327,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
-	inst, err := commit.RequestCompaction(ctx, st, t.Timeline, body, o.Write.Now, o.Write.TimelineZone)
+	inst, err := ct.RequestCompaction(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -427,7 +435,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, o.Concurrency.Heartbeat)
+	txn, err := o.timeline(st).BeginCompaction(ctx, t.Timeline, in)
 	if err != nil {
 		return nil, err
 	}
@@ -544,7 +552,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		res.FilesWritten++
 		res.Bytes += stats[i].TotalWriteBytes
 	}
-	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
+	// Complete holds the table lock while it publishes.
+	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
 	}
 	res.Completed = true
