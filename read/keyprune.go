@@ -58,7 +58,7 @@ func (s *Scan) KeyPruning() KeyPruning {
 	if !s.keyPinned {
 		return KeyPruning{}
 	}
-	c := &s.keyCounters
+	c := s.keyCounters
 	return KeyPruning{Pinned: true, Keys: len(s.pinnedKeys), Checked: int(c.checked.Load()),
 		PrunedByRange: int(c.byRange.Load()), PrunedByBloom: int(c.byBloom.Load()), WithLogs: int(c.withLogs.Load()),
 		RowGroupsProbed: int(c.rgProbed.Load()), RowGroupsPruned: int(c.rgPruned.Load())}

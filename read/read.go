@@ -66,7 +66,7 @@ type Scan struct {
 	pinnedKeys      []string // Java String order
 	pinnedSet       map[string]struct{}
 	pinnedValidUTF8 bool
-	keyCounters     keyPruneCounters
+	keyCounters     *keyPruneCounters
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -86,7 +86,7 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	s := &Scan{t: t, opts: opts}
+	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
 		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
 	}

@@ -50,16 +50,19 @@ type Options struct {
 // Engine executes statements against one warehouse with one DuckDB session. It is not
 // safe for concurrent use.
 type Engine struct {
-	o        Options
-	cat      *catalog
-	db       *gosql.DB
-	conn     *gosql.Conn
-	tmp      string // Parquet transfer files
-	seq      int
-	database string
-	timeZone string
-	settings map[string]string
-	logger   *slog.Logger
+	o         Options
+	cat       *catalog
+	db        *gosql.DB
+	conn      *gosql.Conn
+	tmp       string // Parquet transfer files
+	seq       int
+	database  string
+	timeZone  string
+	settings  map[string]string
+	logger    *slog.Logger
+	queryType string                   // hoodie.datasource.query.type: "" (snapshot) or read_optimized
+	streams   streams                  // hudi_scan's scans (stream.go)
+	footers   map[string]*arrow.Schema // base file schemas (scan.go)
 }
 
 // Open starts an engine: an in-memory DuckDB session over the warehouse.
@@ -71,7 +74,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{o: o, cat: &catalog{warehouse: wh}, database: DefaultDatabase, settings: map[string]string{}, logger: o.Logger}
+	e := &Engine{o: o, cat: &catalog{warehouse: wh}, database: DefaultDatabase, settings: map[string]string{}, logger: o.Logger,
+		footers: map[string]*arrow.Schema{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -84,6 +88,10 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if e.conn, err = e.db.Conn(ctx); err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	if err := registerScanFunction(e.conn, &e.streams); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("duckdb: register %s: %w", scanFunction, err)
 	}
 	if e.tmp, err = os.MkdirTemp("", "hudi-sql-"); err != nil {
 		e.Close()

@@ -57,6 +57,13 @@ type TableRef struct {
 	AsOf string
 	// Changes is set for hudi_table_changes('t', 'latest_state', begin[, end]).
 	Changes *ChangesRef
+	// Aliased reports that an alias follows the reference in the text.
+	Aliased bool
+	// Filter is a condition every row the statement reads from the table meets, in the
+	// syntax of hudi-go's expr package ("" = none known): the engine prunes partitions,
+	// files and record keys with it. It is implied by the query's own conditions, which
+	// are still applied.
+	Filter string
 }
 
 // ChangesRef is an incremental read: rows written in (Begin, End].
