@@ -168,7 +168,9 @@ func (b *binder) bindRef(ctx context.Context, ref parser.TableRef) (string, erro
 	default:
 		opts.ReadOptimized = b.e.queryType == "read_optimized"
 	}
-	opts.Filter = ref.Filter
+	if opts.Filter, err = pushedFilter(ctx, h, ref.Conds); err != nil {
+		return "", err
+	}
 	q, err := b.load(ctx, h, opts)
 	if err != nil {
 		return "", err

@@ -13,6 +13,8 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/sql/parser"
 )
 
 // A table a statement reads becomes a DuckDB query over its snapshot, planned by hudi-go
@@ -32,6 +34,12 @@ import (
 // scanSQL plans the scan of a table and returns the parenthesized DuckDB query over it.
 func (b *binder) scanSQL(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
 	scan, err := h.t.Scan(ctx, opts)
+	if err != nil && opts.Filter != "" {
+		// The pushed filter only prunes; a scan it cannot plan (a column missing from an
+		// older schema of a time travel) reads without it.
+		opts.Filter = ""
+		scan, err = h.t.Scan(ctx, opts)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -184,6 +192,65 @@ func widensExactly(from, to arrow.DataType) bool {
 		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 			return true
 		}
+	}
+	return false
+}
+
+// pushedFilter turns the conditions a query puts on a table into a filter of hudi-go's
+// expr syntax for planning. Only comparisons whose meaning is the same in DuckDB and in
+// hudi-go's filter evaluation are kept — string columns with string literals, integer,
+// double and decimal columns with number literals (both compare exactly) — so the rows
+// hudi-go's reader filters out are rows the query's WHERE drops too. Others are left to
+// DuckDB.
+func pushedFilter(ctx context.Context, h *hudiTable, conds []parser.Cond) (string, error) {
+	if len(conds) == 0 {
+		return "", nil
+	}
+	sc, err := h.schema(ctx)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	for _, c := range conds {
+		var t arrow.DataType
+		if strings.HasPrefix(c.Column, "_hoodie_") {
+			for _, m := range []string{"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name"} {
+				if m == c.Column {
+					t = arrow.BinaryTypes.String
+				}
+			}
+		} else if i := schema.FieldIndex(sc, c.Column); i >= 0 {
+			t = sc.Field(i).Type
+		}
+		if t == nil || !comparable(t, c.Values[0].String) {
+			continue
+		}
+		lits := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			if v.String {
+				lits[i] = "'" + strings.ReplaceAll(v.Text, "'", "''") + "'"
+			} else {
+				lits[i] = v.Text
+			}
+		}
+		col := "`" + strings.ReplaceAll(c.Column, "`", "``") + "`"
+		if c.Op == "IN" {
+			parts = append(parts, col+" IN ("+strings.Join(lits, ", ")+")")
+		} else {
+			parts = append(parts, col+" "+c.Op+" "+lits[0])
+		}
+	}
+	return strings.Join(parts, " AND "), nil
+}
+
+// comparable reports whether a column of type t compared with a literal (a string one or a
+// number) means the same in DuckDB and in hudi-go's filter evaluation.
+func comparable(t arrow.DataType, str bool) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return str
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.DECIMAL128:
+		return !str
 	}
 	return false
 }

@@ -235,3 +235,52 @@ func loosen(t *testing.T, lines []string, cols []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestPushdownPrunesFiles checks that a query's conditions on one table reach planning:
+// partition pruning (city) and record key pruning (uuid, against each base file's key
+// range and bloom filter) leave only the files that can hold matching rows, and the rows
+// are those the query gives without pushdown (its WHERE over a subquery, which is not
+// pushed).
+func TestPushdownPrunesFiles(t *testing.T) {
+	ctx := context.Background()
+	for _, typ := range []string{"cow", "mor"} {
+		t.Run(typ, func(t *testing.T) {
+			e := newTrips(t, typ)
+			run(t, e, `UPDATE trips SET fare = fare + 1 WHERE uuid IN ('b', 'c')`)
+			for _, tc := range []struct {
+				where     string
+				cow, mor int // base files listed (MOR: sf and nyc have log files and stream)
+			}{
+				{"city = 'sf'", 1, 0},
+				{"uuid = 'c'", 1, 0},
+				{"uuid IN ('a', 'd')", 2, 1},
+				{"uuid = 'a'", 1, 0},
+				{"city = 'nyc' AND uuid = 'd'", 0, 0},
+				{"fare > 0", 3, 1},
+			} {
+				st, err := parser.Parse("SELECT * FROM trips WHERE " + tc.where)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := newBinder(e)
+				q, err := b.render(ctx, st[0].(*parser.Select).Query)
+				b.close(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tc.cow
+				if typ == "mor" {
+					want = tc.mor
+				}
+				if got := strings.Count(q, ".parquet'"); got != want {
+					t.Errorf("WHERE %s: %d base files listed, want %d\n%s", tc.where, got, want, q)
+				}
+				got := query(t, e, "SELECT * FROM trips WHERE "+tc.where)
+				plain := query(t, e, "SELECT * FROM (SELECT * FROM trips) WHERE "+tc.where)
+				if got != plain {
+					t.Errorf("WHERE %s: rows with pushdown\n%s\nwithout\n%s", tc.where, got, plain)
+				}
+			}
+		})
+	}
+}

@@ -59,11 +59,24 @@ type TableRef struct {
 	Changes *ChangesRef
 	// Aliased reports that an alias follows the reference in the text.
 	Aliased bool
-	// Filter is a condition every row the statement reads from the table meets, in the
-	// syntax of hudi-go's expr package ("" = none known): the engine prunes partitions,
-	// files and record keys with it. It is implied by the query's own conditions, which
-	// are still applied.
-	Filter string
+	// Conds are conditions every row the statement reads from the table meets (conjuncts
+	// of the query's WHERE comparing a column of the table with literals). The engine may
+	// prune partitions, files and record keys with them; the query still applies its own
+	// WHERE.
+	Conds []Cond
+}
+
+// Cond is `Column Op Values[0]`, or `Column IN (Values…)` when Op is "IN".
+type Cond struct {
+	Column string // unqualified, as written
+	Op     string // = <> < <= > >= IN
+	Values []Literal
+}
+
+// Literal is a literal of a Cond: a string, or a number as written.
+type Literal struct {
+	Text   string
+	String bool
 }
 
 // ChangesRef is an incremental read: rows written in (Begin, End].

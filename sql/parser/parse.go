@@ -109,6 +109,7 @@ func (p *parser) selectStatement() (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.pushdown(&q, 0, len(p.toks)-1)
 	return &Select{Pos: p.toks[0].pos, Query: q}, nil
 }
 
