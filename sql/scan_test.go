@@ -248,7 +248,7 @@ func TestPushdownPrunesFiles(t *testing.T) {
 			e := newTrips(t, typ)
 			run(t, e, `UPDATE trips SET fare = fare + 1 WHERE uuid IN ('b', 'c')`)
 			for _, tc := range []struct {
-				where     string
+				where    string
 				cow, mor int // base files listed (MOR: sf and nyc have log files and stream)
 			}{
 				{"city = 'sf'", 1, 0},
