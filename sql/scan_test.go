@@ -284,3 +284,14 @@ func TestPushdownPrunesFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestSumOfBigintIsBigint pins Spark's result type of sum(bigint): BIGINT, printed as an
+// integer. DuckDB computes HUGEINT, which its Parquet copy would turn into a DOUBLE
+// (1.7000005e+12).
+func TestSumOfBigintIsBigint(t *testing.T) {
+	e := openEngine(t)
+	got := query(t, e, "SELECT sum(x) AS s, sum(x) AS s2, count(*) AS n FROM (VALUES (1700000000000), (500000)) t(x)")
+	if want := `{"s":1700000500000,"s2":1700000500000,"n":2}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -15,6 +16,10 @@ import (
 // to a Parquet file (preserving row order and nested types), which hudi-go's Parquet reader
 // reads back. The caller releases the records.
 func (e *Engine) query(ctx context.Context, q string) (*arrow.Schema, []arrow.Record, error) {
+	q, err := e.sparkResultTypes(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
 	file := e.tempFile("parquet")
 	defer os.Remove(file)
 	if err := e.exec(ctx, "COPY ("+q+"\n) TO "+quoteString(file)+" (FORMAT parquet, COMPRESSION uncompressed)"); err != nil {
@@ -47,4 +52,39 @@ func (e *Engine) query(ctx context.Context, q string) (*arrow.Schema, []arrow.Re
 		return nil, nil, fmt.Errorf("read query result: %w", err)
 	}
 	return pf.Schema(), recs, nil
+}
+
+// sparkResultTypes casts the 128-bit integer columns of a query's result — DuckDB's
+// sum() and friends over BIGINT give HUGEINT, which Parquet cannot hold and DuckDB would
+// copy out as DOUBLE (1.7000005e+12) — to BIGINT, Spark's type for sum(bigint). A value
+// beyond BIGINT fails the query (DuckDB's overflow error) instead of printing rounded.
+func (e *Engine) sparkResultTypes(ctx context.Context, q string) (string, error) {
+	rows, err := e.conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+"\n)")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var sel []string
+	wide := false
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return "", err
+		}
+		// Positional references (#n): result names may repeat (sum(a), sum(a)).
+		ref := fmt.Sprintf("#%d", len(sel)+1)
+		if typ == "HUGEINT" || typ == "UHUGEINT" {
+			sel = append(sel, "CAST("+ref+" AS BIGINT) AS "+quoteIdent(name))
+			wide = true
+		} else {
+			sel = append(sel, ref+" AS "+quoteIdent(name))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if !wide {
+		return q, nil
+	}
+	return "SELECT " + strings.Join(sel, ", ") + " FROM (" + q + "\n) AS __hudi_result", nil
 }

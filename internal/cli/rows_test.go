@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestReadTableStreams checks that --format table sizes its columns from the first
+// tableSampleRows rows and streams the rest: a longer value after the sample widens only
+// its own line, not the header (a buffered table would size every line by it). One row
+// says "(1 row)".
+func TestReadTableStreams(t *testing.T) {
+	dir := createTrips(t)
+	var lines []string
+	n := tableSampleRows + 200
+	for i := 0; i < n; i++ {
+		rider := "r"
+		if i == n-1 {
+			rider = strings.Repeat("x", 40)
+		}
+		lines = append(lines, fmt.Sprintf(`{"ts":%d,"uuid":"k%05d","rider":%q,"fare":1.5,"city":"sf"}`, i, i, rider))
+	}
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", writeInput(t, lines...)); code != 0 {
+		t.Fatalf("write: %s", stderr)
+	}
+	out, stderr, code := run(t, "read", dir, "--format", "table", "--columns", "uuid,rider,fare")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(rows) != n+2 {
+		t.Fatalf("%d lines, want %d", len(rows), n+2)
+	}
+	if want := "uuid   | rider | fare"; rows[0] != want {
+		t.Errorf("header %q, want %q (widths from the sample)", rows[0], want)
+	}
+	long := 0
+	for _, r := range rows[2:] {
+		if strings.Contains(r, strings.Repeat("x", 40)) {
+			long++
+		} else if len(r) != len(rows[0]) {
+			t.Errorf("row %q not aligned with the header", r)
+			break
+		}
+	}
+	if long != 1 {
+		t.Errorf("%d rows hold the long value, want 1", long)
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("(%d rows)", n)) {
+		t.Errorf("stderr %q lacks the row count", stderr)
+	}
+	_, stderr, _ = run(t, "read", dir, "--format", "table", "--limit", "1")
+	if !strings.Contains(stderr, "(1 row)") {
+		t.Errorf("one row: stderr %q, want (1 row)", stderr)
+	}
+}
+
+// TestReadVertical pins the vertical format: a block per row, names aligned.
+func TestReadVertical(t *testing.T) {
+	dir := createTrips(t)
+	in := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in); code != 0 {
+		t.Fatalf("write: %s", stderr)
+	}
+	out, stderr, code := run(t, "read", dir, "--format", "vertical", "--columns", "uuid,rider,fare,city")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "-[ RECORD 1 ]-------\nuuid  | a\nrider | r1\nfare  | 10.5\ncity  | sf\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
