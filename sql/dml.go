@@ -134,7 +134,7 @@ func (e *Engine) commit(ctx context.Context, h *hudiTable, rows *rowSet, op stri
 	if rows.n == 0 && op != opInsertOverwrite && op != opInsertOverwriteTable {
 		return nil, nil
 	}
-	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now})
+	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now, Progress: e.o.Progress})
 	if err != nil {
 		return res, fmt.Errorf("write %s: %w", h.label(), err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
+	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/sql/parser"
 )
 
@@ -45,6 +46,8 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now replaces the clock of writes (tests).
 	Now func() time.Time
+	// Progress, if set, receives the progress of every write a statement makes.
+	Progress func(hudi.WriteProgress)
 }
 
 // Engine executes statements against one warehouse with one DuckDB session. It is not
@@ -156,25 +159,20 @@ func (r *Result) NumRows() int64 {
 	return n
 }
 
-// Run parses script and executes its statements in order, handing each result to fn
-// (which must not keep it: it is released after fn returns). It stops at the first error.
+// Run executes a script's statements in order, each parsed just before it runs, handing
+// each result to fn (which must not keep it: it is released after fn returns). It stops at
+// the first error — a statement that does not parse included — after running the
+// statements before it, as spark-sql runs a script.
 func (e *Engine) Run(ctx context.Context, script string, fn func(parser.Statement, *Result) error) error {
-	stmts, err := parser.Parse(script)
-	if err != nil {
-		return err
-	}
-	for _, st := range stmts {
+	return parser.ParseEach(script, func(st parser.Statement) error {
 		res, err := e.Exec(ctx, st)
 		if err != nil {
 			return err
 		}
 		err = fn(st, res)
 		res.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
 }
 
 // Exec executes one statement. A failed statement leaves every table as it was: all rows

@@ -246,7 +246,7 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 			return fail(err)
 		}
 		defer marked.release()
-		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil),
+		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil), Progress: e.o.Progress,
 			Logger: e.logger, Now: e.o.Now, DeleteMarker: deleteMarker})
 		if err != nil {
 			return fail(fmt.Errorf("write %s: %w", h.label(), err))

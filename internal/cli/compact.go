@@ -11,7 +11,7 @@ import (
 
 func newCompactCmd(e *env) *cobra.Command {
 	var schedule, run bool
-	var format string
+	var format, progress string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "compact TABLE",
@@ -24,6 +24,9 @@ func newCompactCmd(e *env) *cobra.Command {
 left by a killed run, and commits it as <instant>.commit. Without either flag both happen.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkProgressMode(progress); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
@@ -35,7 +38,9 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 			if err != nil {
 				return err
 			}
+			stop := startActivity(e.stderr, progress, "compact "+args[0])
 			res, err := t.Compact(cmd.Context(), hudi.CompactOptions{Schedule: schedule, Run: run, Settings: settings})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -62,6 +67,7 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 	f.BoolVar(&schedule, "schedule", false, "plan a compaction")
 	f.BoolVar(&run, "run", false, "execute pending compactions")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once it runs 2 s), always or never")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	return cmd
 }

@@ -25,6 +25,29 @@ func Parse(script string) ([]Statement, error) {
 	return stmts, nil
 }
 
+// ParseEach reads a script statement by statement, calling fn with each before it reads
+// the next, as spark-sql runs a script: the statements before a bad one run, the bad one
+// stops the script with its *SyntaxError. An error fn returns stops it too.
+func ParseEach(script string, fn func(Statement) error) error {
+	// After a lexing error the tokens end inside the statement that failed, which
+	// splitStatements leaves out (it has no ';'): the complete ones before it run.
+	toks, lexErr := lexPrefix(script)
+	for _, part := range splitStatements(toks) {
+		if len(part) == 1 {
+			continue
+		}
+		p := &parser{src: script, toks: part}
+		st, err := p.statement()
+		if err != nil {
+			return err
+		}
+		if err := fn(st); err != nil {
+			return err
+		}
+	}
+	return lexErr
+}
+
 // splitStatements cuts the token stream at each ';' token. Strings and comments were
 // consumed by the lexer, so a ';' inside them never splits. Each part ends with a tokEOF
 // placed at its ';' (or at the end of the script), so error messages at the end of a

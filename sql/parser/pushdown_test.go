@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,29 @@ func TestPushdownConds(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseEachStopsAtBadStatement: the statements before a bad one are handed over, the
+// bad one (a syntax error, or an unterminated string) stops the script with its error,
+// and nothing after it is read — as spark-sql runs a piped script.
+func TestParseEachStopsAtBadStatement(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		ran    int
+		err    string
+	}{
+		{"SELECT 1; SELECT 2; SELEC 3; SELECT 4", 2, "line 1"},
+		{"SELECT 1;\nSELECT 'x;\nSELECT 3", 1, "line 2"},
+		{"SELECT 1; SELECT 2", 2, ""},
+	} {
+		ran := 0
+		err := ParseEach(tc.script, func(Statement) error { ran++; return nil })
+		if ran != tc.ran {
+			t.Errorf("%q: %d statements ran, want %d", tc.script, ran, tc.ran)
+		}
+		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: error %v, want %q", tc.script, err, tc.err)
+		}
 	}
 }
