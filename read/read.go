@@ -432,6 +432,9 @@ func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- ar
 	if s.skipByKey(ctx, sl) {
 		return nil
 	}
+	if s.logsOnly(ctx, sl) {
+		sl.Base = nil
+	}
 	opts := s.fgOpts
 	if s.keyPinned && opts.SelectRowGroups != nil {
 		opts.SelectRowGroups = s.keyRowGroups(ctx, opts.SelectRowGroups)
