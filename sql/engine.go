@@ -178,6 +178,14 @@ func (e *Engine) Run(ctx context.Context, script string, fn func(parser.Statemen
 // Exec executes one statement. A failed statement leaves every table as it was: all rows
 // are computed before the single write that commits them.
 func (e *Engine) Exec(ctx context.Context, st parser.Statement) (*Result, error) {
+	res, err := e.exec1(ctx, st)
+	if err != nil {
+		return nil, e.hideInternals(err)
+	}
+	return res, nil
+}
+
+func (e *Engine) exec1(ctx context.Context, st parser.Statement) (*Result, error) {
 	b := newBinder(e)
 	defer b.close(ctx)
 	switch s := st.(type) {
@@ -282,4 +290,35 @@ func (e *Engine) duckError(err error) error {
 		return e.notFound(db, table)
 	}
 	return err
+}
+
+// internalsError is an error whose message no longer shows how the engine runs a
+// statement: DuckDB quotes the query it ran (LINE 1: …), which holds the base file lists
+// and hudi_scan calls a table reference became, and the engine's temp names and files.
+// Unwrap still gives the original error.
+type internalsError struct {
+	msg string
+	err error
+}
+
+func (e *internalsError) Error() string { return e.msg }
+func (e *internalsError) Unwrap() error { return e.err }
+
+var (
+	duckQueryQuote = regexp.MustCompile(`(?s)\n*LINE \d+:.*$`)
+	internalNames  = regexp.MustCompile(scanFunction + `\(\d+\)|"?__hudi_[A-Za-z0-9_]*"?\.?|read_parquet\(\[[^\]]*\]\)`)
+)
+
+func (e *Engine) hideInternals(err error) error {
+	msg := err.Error()
+	clean := duckQueryQuote.ReplaceAllString(msg, "")
+	clean = internalNames.ReplaceAllString(clean, "")
+	if e.tmp != "" {
+		clean = strings.ReplaceAll(clean, e.tmp+string(os.PathSeparator), "")
+		clean = strings.ReplaceAll(clean, e.tmp, "")
+	}
+	if clean == msg {
+		return err
+	}
+	return &internalsError{msg: strings.TrimSpace(clean), err: err}
 }

@@ -98,3 +98,28 @@ func TestSparkFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsHideInternals: a failing statement's error names what the user wrote, never
+// the engine's plumbing (hudi_scan calls, base file lists, temp tables and files).
+func TestErrorsHideInternals(t *testing.T) {
+	e := newTrips(t, "mor")
+	run(t, e, "UPDATE trips SET fare = 1 WHERE uuid = 'a'")
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT nope FROM trips", "nope"},
+		{"SELECT fare + 'x' FROM trips", "x"},
+		{"SELECT * FROM trips t JOIN trips u ON t.nope = u.uuid", "nope"},
+		{"INSERT INTO trips SELECT ts, uuid FROM trips", "column"},
+		{"MERGE INTO trips t USING (SELECT 1 AS uuid) s ON t.uuid = s.nope WHEN MATCHED THEN DELETE", "nope"},
+	} {
+		err := runErr(t, e, tc.q)
+		msg := err.Error()
+		for _, bad := range []string{scanFunction, "read_parquet", ".parquet", "__hudi", e.tmp, "LINE "} {
+			if strings.Contains(msg, bad) {
+				t.Errorf("%s: error shows %q: %s", tc.q, bad, msg)
+			}
+		}
+		if !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: error %q does not mention %q", tc.q, msg, tc.want)
+		}
+	}
+}
