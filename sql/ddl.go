@@ -187,8 +187,12 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 		if s.AsSelect != nil {
 			return fail(fmt.Errorf("a table already exists at %s", path))
 		}
-		if _, err := hudi.Open(ctx, path); err != nil {
+		existing, err := hudi.Open(ctx, path)
+		if err != nil {
 			return fail(err)
+		}
+		if err := sameDefinition(ctx, existing, s, cs); err != nil {
+			return fail(fmt.Errorf("the Hudi table at %s differs: %w", path, err))
 		}
 		if err := e.register(db, name, path, external, cs.props, s.Comment); err != nil {
 			return fail(err)
@@ -397,18 +401,6 @@ func (e *Engine) execDrop(ctx context.Context, s *parser.DropTable) (*Result, er
 		msg = "removed from the catalog; files deleted"
 	}
 	return &Result{Kind: "DROP TABLE", Summary: fmt.Sprintf("DROP TABLE %s.%s: %s (%s)", ent.Database, ent.Table, msg, ent.Path)}, nil
-}
-
-func (e *Engine) execShowTables(ctx context.Context) (*Result, error) {
-	ents, err := e.cat.tables(e.database)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([][]any, len(ents))
-	for i, t := range ents {
-		rows[i] = []any{t.Database, t.Table, false}
-	}
-	return newRowsResult("SHOW TABLES", []string{"namespace", "tableName", "isTemporary"}, rows)
 }
 
 func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result, error) {

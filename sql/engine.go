@@ -204,9 +204,25 @@ func (e *Engine) exec1(ctx context.Context, st parser.Statement) (*Result, error
 	case *parser.AlterAddColumns:
 		return e.execAlterAddColumns(ctx, s)
 	case *parser.AlterTable:
-		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS is supported (got %q)", s.Table, s.Text))
+		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS, RENAME TO, SET/UNSET TBLPROPERTIES and DROP PARTITION are supported (got %q)", s.Table, s.Text))
 	case *parser.ShowTables:
-		return e.execShowTables(ctx)
+		return e.execShowTables(ctx, s)
+	case *parser.Show:
+		return e.execShow(ctx, s)
+	case *parser.CreateDatabase:
+		return e.execCreateDatabase(s)
+	case *parser.DropDatabase:
+		return e.execDropDatabase(s)
+	case *parser.AlterProps:
+		return e.execAlterProps(ctx, s)
+	case *parser.AlterRename:
+		return e.execRename(ctx, s)
+	case *parser.AlterDropPartition:
+		return e.execDropPartition(ctx, b, s)
+	case *parser.Truncate:
+		return e.execTruncate(ctx, b, s)
+	case *parser.CreateLike:
+		return e.execCreateLike(ctx, b, s)
 	case *parser.Describe:
 		return e.execDescribe(ctx, s)
 	case *parser.Call:

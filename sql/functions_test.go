@@ -26,7 +26,7 @@ func TestSparkFunctions(t *testing.T) {
 		{"to_unix_timestamp('2016-04-08', 'yyyy-MM-dd')", `1460098800`},
 		{"to_date('2009-07-30 04:17:52')", `"2009-07-30"`},
 		{"to_date('2016-12-31', 'yyyy-MM-dd')", `"2016-12-31"`},
-		{"to_date('not a date')", `null`}, // Spark (non-ANSI): NULL
+		{"to_date('not a date')", `null`},                                        // Spark (non-ANSI): NULL
 		{"to_timestamp('2016-12-31 00:12:00')", `"2016-12-31T08:12:00.000000Z"`}, // 00:12 in Los Angeles
 		{"to_timestamp('2016-12-31', 'yyyy-MM-dd')", `"2016-12-31T08:00:00.000000Z"`},
 		{"date_format('2016-04-08', 'y')", `"2016"`},

@@ -110,7 +110,9 @@ func (p *parser) statement() (Statement, error) {
 		return p.use()
 	case "DROP":
 		return p.drop()
-	case "TRUNCATE", "REFRESH", "ANALYZE", "EXPLAIN", "RESET", "CACHE", "UNCACHE", "MSCK":
+	case "TRUNCATE":
+		return p.truncate()
+	case "REFRESH", "ANALYZE", "EXPLAIN", "RESET", "CACHE", "UNCACHE", "MSCK":
 		return p.unsupported(2)
 	}
 	return nil, p.errExpected(first, "a statement (SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE, ALTER, DROP, SHOW, DESCRIBE, CALL, SET or USE)")
