@@ -45,7 +45,7 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 				return err
 			}
 			if format == "json" {
-				b, err := json.Marshal(res)
+				b, err := compactJSON(res)
 				if err != nil {
 					return err
 				}
@@ -57,8 +57,10 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 				fmt.Fprintf(e.stdout, "compacted: instant %s, %d files, %d bytes\n", res.Instant, res.FilesWritten, res.Bytes)
 			case res.Scheduled != "":
 				fmt.Fprintf(e.stdout, "scheduled compaction %s\n", res.Scheduled)
-			default:
+			case res.Message != "":
 				fmt.Fprintln(e.stdout, res.Message)
+			default:
+				fmt.Fprintln(e.stdout, "nothing to compact")
 			}
 			return nil
 		},
@@ -70,4 +72,28 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once it runs 2 s), always or never")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	return cmd
+}
+
+// compactJSON is the result of compact as JSON (docs/cli.md): instant, action,
+// operation and the counts appear only when a compaction completed, and a run with nothing to do says so
+// in message instead of printing empty fields.
+func compactJSON(res *hudi.CompactResult) ([]byte, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if !res.Completed {
+		// Nothing was committed: no instant, action, operation or counts to report.
+		for _, k := range []string{"instant", "action", "operation", "files_written", "bytes"} {
+			delete(m, k)
+		}
+	}
+	if !res.Completed && res.Scheduled == "" && res.Message == "" {
+		m["message"] = "nothing to compact"
+	}
+	return json.Marshal(m)
 }

@@ -72,3 +72,25 @@ func TestReadVertical(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+// TestRootHelpVersionAndWarnings: the root help says what hudi does, --version prints the
+// version, and warnings are plain lines, not slog's time=… level=WARN records.
+func TestRootHelpVersionAndWarnings(t *testing.T) {
+	out, _, code := run(t, "--help")
+	if code != 0 || strings.Contains(out, "read, describe and inspect") || !strings.Contains(out, "hudi sql") {
+		t.Errorf("help (exit %d):\n%s", code, out)
+	}
+	out, _, code = run(t, "--version")
+	if code != 0 || out != "hudi "+Version+"\n" {
+		t.Errorf("--version (exit %d): %q", code, out)
+	}
+	dir := createTrips(t)
+	in := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`)
+	_, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in, "--set", "hoodie.unknown.key=1")
+	if code != 0 {
+		t.Fatalf("write: %s", stderr)
+	}
+	if !strings.Contains(stderr, "hudi: warning: ") || strings.Contains(stderr, "level=WARN") {
+		t.Errorf("warning lines: %q", stderr)
+	}
+}
