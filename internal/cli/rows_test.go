@@ -1,9 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hudi-go/hudi/internal/testutil"
 )
 
 // TestReadTableStreams checks that --format table sizes its columns from the first
@@ -92,5 +98,45 @@ func TestRootHelpVersionAndWarnings(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "hudi: warning: ") || strings.Contains(stderr, "level=WARN") {
 		t.Errorf("warning lines: %q", stderr)
+	}
+}
+
+// TestTimelineStatsAndDescribeTypes: timeline shows each commit's operation and the stats
+// of hudi-cli's `commits show`, and on a v6 table the completion time from the completed
+// file's modification time (Java's v6 timeline); describe prints Spark SQL types and the
+// table properties in text form too. On the Spark-written cow/v6_nonpartitioned fixture.
+func TestTimelineStatsAndDescribeTypes(t *testing.T) {
+	dir := testutil.Table(t, "cow/v6_nonpartitioned")
+	mod := time.Date(2024, 4, 18, 17, 35, 52, 123_000_000, time.Local)
+	if err := os.Chtimes(filepath.Join(dir, ".hoodie", "20240418173551906.commit"), mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, "timeline", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	var last map[string]any
+	for _, en := range entries {
+		if en["instant"] == "20240418173551906" && en["state"] == "completed" {
+			last = en
+		}
+	}
+	if last == nil || last["completion_time"] != "20240418173552123" || last["operation"] != "UPSERT" ||
+		last["total_records_written"] != 4.0 || last["total_update_records_written"] != 1.0 || last["total_files_updated"] != 1.0 {
+		t.Errorf("timeline entry: %v", last)
+	}
+	text, _, _ := run(t, "timeline", dir)
+	if !strings.Contains(text, "OPERATION") || !strings.Contains(text, "upsert") {
+		t.Errorf("timeline text:\n%s", text)
+	}
+	desc, _, code := run(t, "describe", dir)
+	for _, want := range []string{"decimalField            decimal(10,5)", "arrayField              array<struct<", "Properties:", "hoodie.table.name"} {
+		if code != 0 || !strings.Contains(desc, want) {
+			t.Errorf("describe lacks %q:\n%s", want, desc)
+		}
 	}
 }
