@@ -140,3 +140,30 @@ func TestTimelineStatsAndDescribeTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletePartitionReports: hudi write --op delete_partition reports the partitions it
+// dropped (text and JSON), and a partition that names no existing one fails without a
+// commit.
+func TestDeletePartitionReports(t *testing.T) {
+	dir := createTrips(t)
+	in := writeInput(t, `{"ts":1,"uuid":"a","rider":"r1","fare":10.5,"city":"sf"}`, `{"ts":1,"uuid":"b","rider":"r2","fare":1,"city":"nyc"}`)
+	if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in); code != 0 {
+		t.Fatalf("write: %s", stderr)
+	}
+	before := snapshotFiles(t, dir)
+	_, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--set", "hoodie.datasource.write.partitions.to.delete=city=paris")
+	if code == 0 || !strings.Contains(stderr, `"city=paris" names no partition`) {
+		t.Errorf("missing partition: exit %d, %s", code, stderr)
+	}
+	if after := snapshotFiles(t, dir); after != before {
+		t.Errorf("a failed delete_partition changed the table:\n%s\n%s", before, after)
+	}
+	out, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--set", "hoodie.datasource.write.partitions.to.delete=city=sf")
+	if code != 0 || !strings.Contains(out, "dropped 1 partition(s): city=sf") {
+		t.Errorf("delete_partition: exit %d: %s %s", code, out, stderr)
+	}
+	out, _, code = run(t, "write", dir, "--op", "delete_partition", "--format", "json", "--set", "hoodie.datasource.write.partitions.to.delete=city=*")
+	if code != 0 || !strings.Contains(out, `"partitions":["city=nyc"]`) {
+		t.Errorf("delete_partition json: %s", out)
+	}
+}
