@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +28,8 @@ func init() {
 		"show_timeline":          {[]string{"table", "path", "limit"}, callShowTimeline},
 		"show_compaction":        {[]string{"table", "path", "limit"}, callShowCompaction},
 		"stats_file_sizes":       {[]string{"table", "partition_path", "limit"}, callStatsFileSizes},
+		"show_fsview_latest":     {[]string{"table", "partition_path", "limit"}, callShowFsviewLatest},
+		"delete_marker":          {[]string{"table", "instant_time"}, callDeleteMarker},
 	} {
 		procedures[name] = p
 	}
@@ -262,4 +266,60 @@ func quantile(v []float64, q float64) float64 {
 	}
 	lower, upper := v[idx-1], v[idx]
 	return lower + (pos-math.Floor(pos))*(upper-lower)
+}
+
+// callShowFsviewLatest lists the latest file slice of each file group (hudi-cli's
+// "show fsview latest"): partition, file id, base instant, base file and size, log files
+// and their total size. Columns after num_delta_files are a subset of Java's
+// ShowLatestFileSystemViewProcedure (its compaction-scheduled splits are left out):
+// UNVERIFIED names.
+func callShowFsviewLatest(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
+	limit, err := limitArg(a, 10)
+	if err != nil {
+		return nil, err
+	}
+	m := h.t.Meta()
+	listing, err := m.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	view, err := m.View(ctx, listing, "")
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]any
+	for _, sl := range view.LatestSlices() {
+		if a["partition_path"] != "" && sl.Partition != a["partition_path"] {
+			continue
+		}
+		if len(rows) >= limit {
+			break
+		}
+		var base any
+		var baseSize any
+		if sl.Base != nil {
+			base, baseSize = sl.Base.Path, sl.Base.Size
+		}
+		var logSize int64
+		var logs []string
+		for _, l := range sl.Logs {
+			logSize += l.Size
+			logs = append(logs, l.Path)
+		}
+		rows = append(rows, []any{sl.Partition, string(sl.FileID), string(sl.BaseInstant), base, baseSize, int64(len(sl.Logs)), logSize, strings.Join(logs, ",")})
+	}
+	return newRowsResult("CALL", []string{"partition", "file_id", "base_instant", "data_file", "data_file_size", "num_delta_files", "total_delta_file_size", "delta_files"}, rows)
+}
+
+// callDeleteMarker deletes the marker directory of an instant (.hoodie/.temp/<instant>), as
+// Java's DeleteMarkerProcedure does; delete_marker_result is true once it is gone.
+func callDeleteMarker(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
+	in := a["instant_time"]
+	if _, err := spec.ParseInstantTime(in); err != nil || in == "" {
+		return nil, fmt.Errorf("instant_time => %q: want a 17-digit (or 14-digit) instant", in)
+	}
+	if err := os.RemoveAll(filepath.Join(h.path, ".hoodie", ".temp", in)); err != nil {
+		return nil, err
+	}
+	return newRowsResult("CALL", []string{"delete_marker_result"}, [][]any{{true}})
 }

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,6 +41,20 @@ func TestShowProcedures(t *testing.T) {
 	stats := query(t, e, "CALL stats_file_sizes(table => 'trips')")
 	if !strings.Contains(stats, `"commit_time":"ALL"`) || !strings.Contains(stats, `"num_files":3`) {
 		t.Errorf("stats_file_sizes:\n%s", stats)
+	}
+	fsv := query(t, e, "CALL show_fsview_latest(table => 'trips', partition_path => 'city=sf')")
+	if strings.Count(fsv, "\n") != 0 || !strings.Contains(fsv, `"partition":"city=sf"`) || !strings.Contains(fsv, `"num_delta_files":`) {
+		t.Errorf("show_fsview_latest:\n%s", fsv)
+	}
+	marker := filepath.Join(e.cat.defaultPath("default", "trips"), ".hoodie", ".temp", "20990101000000000")
+	if err := os.MkdirAll(marker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, e, "CALL delete_marker(table => 'trips', instant_time => '20990101000000000')"); got != `{"delete_marker_result":true}` {
+		t.Errorf("delete_marker: %s", got)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("marker directory still there: %v", err)
 	}
 	if got := query(t, e, "CALL help(cmd => 'show_commit_files')"); got != `{"result":"parameters: table, limit, instant_time"}` {
 		t.Errorf("help: %s", got)
