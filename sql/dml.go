@@ -512,6 +512,13 @@ func (e *Engine) execSelect(ctx context.Context, b *binder, s *parser.Select) (*
 	if err != nil {
 		return nil, atPos(s.Pos, err)
 	}
+	if e.o.StreamResults {
+		sc, read, cleanup, err := e.queryStream(ctx, q)
+		if err != nil {
+			return nil, atPos(s.Pos, e.duckError(err))
+		}
+		return &Result{Kind: "SELECT", Schema: sc, stream: read, cleanup: cleanup}, nil
+	}
 	sc, recs, err := e.query(ctx, q)
 	if err != nil {
 		return nil, atPos(s.Pos, e.duckError(err))

@@ -48,6 +48,10 @@ type Options struct {
 	Now func() time.Time
 	// Progress, if set, receives the progress of every write a statement makes.
 	Progress func(hudi.WriteProgress)
+	// StreamResults makes a query's Result hold no Records: its rows are read a batch at a
+	// time by Result.Each (and WriteResult), from a file DuckDB wrote, so printing a large
+	// result needs no more memory than a batch. The CLI sets it.
+	StreamResults bool
 }
 
 // Engine executes statements against one warehouse with one DuckDB session. It is not
@@ -140,14 +144,40 @@ type Result struct {
 	Summary string
 	// Instants are the instants the statement committed, in order.
 	Instants []string
+
+	// stream reads the rows of a streamed result (Options.StreamResults) batch by batch;
+	// cleanup removes what it reads from.
+	stream  func(fn func(arrow.Record) error) error
+	cleanup func()
 }
 
-// Release frees the result's records.
+// Each calls fn with the result's batches in order: its Records, or the batches of a
+// streamed result (read once, on the first call). fn must not keep a batch.
+func (r *Result) Each(fn func(arrow.Record) error) error {
+	if r.stream != nil {
+		s := r.stream
+		r.stream = nil
+		return s(fn)
+	}
+	for _, rec := range r.Records {
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release frees the result's records (and a streamed result's file).
 func (r *Result) Release() {
 	for _, rec := range r.Records {
 		rec.Release()
 	}
 	r.Records = nil
+	r.stream = nil
+	if r.cleanup != nil {
+		r.cleanup()
+		r.cleanup = nil
+	}
 }
 
 // NumRows counts the result's rows.

@@ -296,3 +296,49 @@ func TestSumOfBigintIsBigint(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestStreamedResults: with Options.StreamResults a query's Result holds no Records — its
+// rows are read batch by batch from DuckDB's result file — and prints exactly as a held
+// result does in every format; Release removes the file.
+func TestStreamedResults(t *testing.T) {
+	ctx := context.Background()
+	wh := t.TempDir()
+	held, err := Open(ctx, Options{Warehouse: wh, TimeZone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	run(t, held, strings.Replace(tripsDDL, "%s", "mor", 1)+";"+tripsRows+"; UPDATE trips SET fare = 1 WHERE uuid = 'a'")
+	streamed, err := Open(ctx, Options{Warehouse: wh, TimeZone: "UTC", StreamResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer streamed.Close()
+	q := "SELECT uuid, fare, city, CAST(NULL AS INT) AS n, fare * 2 AS fare FROM trips ORDER BY uuid"
+	for _, format := range []string{FormatTable, FormatJSONL, FormatCSV} {
+		var outs [2]string
+		for i, e := range []*Engine{held, streamed} {
+			var b bytes.Buffer
+			err := e.Run(ctx, q, func(_ parser.Statement, r *Result) error {
+				if e == streamed && len(r.Records) != 0 {
+					t.Errorf("streamed result holds %d records", len(r.Records))
+				}
+				return WriteResult(&b, &b, r, format)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = b.String()
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("%s: streamed\n%s\nheld\n%s", format, outs[1], outs[0])
+		}
+		if format == FormatCSV && !strings.HasPrefix(outs[1], "uuid,fare,city,n,fare_1\na,1.0,sf,,2.0\n") {
+			t.Errorf("csv:\n%s", outs[1])
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(streamed.tmp, "*"))
+	if len(left) != 0 {
+		t.Errorf("result files left after Release: %v", left)
+	}
+}

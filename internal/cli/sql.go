@@ -53,7 +53,7 @@ func (f *sqlFlags) options(e *env) (hsql.Options, error) {
 		return hsql.Options{}, err
 	}
 	return hsql.Options{Warehouse: f.warehouse, TimeZone: f.timezone, Settings: settings, Logger: e.logger,
-		Progress: func(p hudi.WriteProgress) { f.writes.report(p) }}, nil
+		Progress: func(p hudi.WriteProgress) { f.writes.report(p) }, StreamResults: true}, nil
 }
 
 func newSQLCmd(e *env) *cobra.Command {
