@@ -260,3 +260,49 @@ func checkTimeTravel(t *testing.T, tb *hudi.Table, asOf string, want int64) {
 		t.Errorf("time travel to archived %s read %d rows, want %d", asOf, rows, want)
 	}
 }
+
+// TestReadRetriesWhenArchivalMovesAnInstant (issue 25): a reader lists the timeline, then a
+// concurrent writer's archival moves instants it listed (here a replacecommit, whose
+// metadata every snapshot reads for the replaced file groups) before it reads them. The
+// read reloads the timeline and succeeds instead of failing with "file does not exist".
+// Java's readers fail in this race; the bounded retry is ours (read.Plan).
+func TestReadRetriesWhenArchivalMovesAnInstant(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "tbl")
+	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "arch", Type: "cow", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]string{"hoodie.archive.automatic": "false", "hoodie.cleaner.commits.retained": "1"}
+	for i := 0; i < 8; i++ {
+		op := "insert"
+		if i == 0 {
+			op = "insert_overwrite_table"
+		}
+		if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": fmt.Sprint("k", i), "ts": json.Number("1"), "v": "x"}}),
+			hudi.WriteOptions{Operation: op, Settings: settings}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale, err := hudi.Open(ctx, dir) // the reader's timeline
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: map[string]string{"hoodie.keep.min.commits": "3",
+		"hoodie.keep.max.commits": "4", "hoodie.cleaner.commits.retained": "2"}})
+	if err != nil || len(res.InstantsArchived) == 0 {
+		t.Fatalf("archive: %+v %v", res, err)
+	}
+	scan, err := stale.Scan(ctx, hudi.ScanOptions{})
+	if err != nil {
+		t.Fatalf("a read whose timeline archival changed: %v", err)
+	}
+	n := 0
+	if err := scan.Run(ctx, func(r arrow.Record) error { n += int(r.NumRows()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 8 {
+		t.Errorf("read %d rows, want 8", n)
+	}
+}

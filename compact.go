@@ -33,18 +33,8 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if !o.Schedule && !o.Run {
 		o.Schedule, o.Run = true, true
 	}
-	co, err := compaction.OptionsFromSettings(o.Settings)
+	co, cfg, err := compactionOptions(o.Settings)
 	if err != nil {
-		return nil, err
-	}
-	rest := map[string]string{}
-	for k, v := range o.Settings {
-		if k != compaction.KeyTargetIO && k != compaction.KeyStrategy && k != compaction.KeyLogSizeThreshold && k != compaction.KeyLogNumThreshold {
-			rest[k] = v
-		}
-	}
-	cfg := config.New()
-	if _, err := cfg.SetAll(rest); err != nil {
 		return nil, err
 	}
 	co.MaxLogMemory = cfg.Long(config.MergeMaxMemory)
@@ -52,7 +42,9 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		co.MaxLogMemory = cfg.Long(config.CompactionMaxMemory)
 	}
 	co.SpillDir = cfg.String(config.SpillableMapPath)
-	co.Write = write.Options{Now: o.Now}
+	// The explicit settings fill the key generator settings a table without meta fields
+	// lacks in hoodie.properties (services/compaction.virtualKeyOptions).
+	co.Write = write.Options{Now: o.Now, WriterProps: cfg.Explicit()}
 	setFileFormat(&co.Write, cfg)
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC

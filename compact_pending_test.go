@@ -186,3 +186,97 @@ func TestCompactionStrategies(t *testing.T) {
 		t.Errorf("unsupported strategy: %v", err)
 	}
 }
+
+// TestCompactionAfterInsertOverwriteOfPlannedPartition: a compaction is planned over every
+// partition with logs, then insert_overwrite replaces the file groups of one of them. The
+// compaction must still complete (it used to fail for good with "file group … of the plan
+// is not in the table"), skipping the replaced groups: they are retired and invisible
+// (Java's file-system view drops replaced groups, AbstractTableFileSystemView), and the
+// snapshot is unchanged by the compaction.
+func TestCompactionAfterInsertOverwriteOfPlannedPartition(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := newMORTable(t)
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v %v", res, err)
+	}
+	c := res.Scheduled
+	if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"uuid": "ow1", "ts": 5, "fare": 1.5, "city": "sf"}}),
+		hudi.WriteOptions{Operation: "insert_overwrite"}); err != nil {
+		t.Fatal(err)
+	}
+	before := scanAll(t, tb, hudi.ScanOptions{})
+	for k := range before {
+		var r map[string]any
+		_ = json.Unmarshal([]byte(before[k]), &r)
+		if r["city"] == "sf" && k != "ow1" {
+			t.Fatalf("row %s of the overwritten partition is still read", k)
+		}
+	}
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Run: true}); err != nil {
+		t.Fatalf("compaction after insert_overwrite of a planned partition: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".hoodie", c+".commit")); err != nil {
+		t.Fatalf("compaction %s did not complete: %v", c, err)
+	}
+	after := scanAll(t, tb, hudi.ScanOptions{})
+	if len(after) != len(before) {
+		t.Fatalf("compaction changed the snapshot: %d rows, had %d", len(after), len(before))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("row %s = %s after compaction, was %s", k, after[k], v)
+		}
+	}
+	// No plan is left, and the next compaction has nothing stuck in front of it.
+	entries, _ := os.ReadDir(filepath.Join(dir, ".hoodie"))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".compaction.requested") && !strings.HasPrefix(e.Name(), c) {
+			t.Errorf("another plan is pending: %s", e.Name())
+		}
+	}
+	if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"uuid": "kb", "ts": 9, "fare": 9.5, "city": "nyc"}}), hudi.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{}); err != nil {
+		t.Fatalf("the next compaction: %v", err)
+	}
+}
+
+// TestDeadWritersPartitionTempFilesRemoved (issue 25): the partial base file a killed
+// compaction was writing (".<name>.parquet.tmp-<n>") goes when the compaction is run again
+// (it holds the instant's heartbeat). It used to survive re-runs, cleans and the
+// heartbeat expiry. (The killed rollback's log: commit TestKilledRollbackLogTempRemoved.)
+func TestKilledCompactionTempFileRemovedOnRerun(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := newMORTable(t)
+	sf := filepath.Join(dir, "sf")
+	entries, err := os.ReadDir(sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logName string
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".log.") {
+			logName = e.Name()
+		}
+	}
+	if logName == "" {
+		t.Fatal("no log file in sf")
+	}
+	slice := strings.SplitN(logName, ".log.", 2)[0]
+
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v %v", res, err)
+	}
+	fileID := strings.TrimPrefix(strings.SplitN(slice, "_", 2)[0], ".")
+	partial := filepath.Join(sf, "."+fileID+"_0-1-0_"+res.Scheduled+".parquet.tmp-42")
+	os.WriteFile(partial, []byte("PAR1 partial"), 0o644)
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Run: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(partial); !os.IsNotExist(err) {
+		t.Errorf("the killed compaction's partial base file %s survived the re-run", filepath.Base(partial))
+	}
+}

@@ -8,10 +8,12 @@ package hudi
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/expr"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/read"
@@ -78,6 +80,12 @@ type ScanOptions struct {
 	Filter        string   // e.g. "city = 'sao_paulo' and fare > 20"
 	BatchSize     int      // rows per batch (default 8192)
 	Parallelism   int      // file slices read at once (default: CPUs)
+	// Settings are hoodie.* settings for the read. A read takes only key generator
+	// settings (hoodie.keygen.*), and only on a table without meta fields
+	// (hoodie.populate.meta.fields=false), whose record keys it rebuilds with the table's
+	// key generator: Spark 0.14 keeps hoodie.keygen.timebased.* out of hoodie.properties,
+	// so they are given with each write, compaction and read. Any other key is refused.
+	Settings map[string]string
 }
 
 // Scan plans a query; Run streams its record batches.
@@ -107,11 +115,42 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
 	}
+	if opts.KeyGenSettings, err = readSettings(t.meta.Config, o.Settings); err != nil {
+		return nil, err
+	}
 	s, err := read.Plan(ctx, t.meta, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Scan{s: s}, nil
+}
+
+// readSettings validates a read's settings (ScanOptions.Settings) and returns them by
+// canonical name.
+func readSettings(tc *table.Config, settings map[string]string) (map[string]string, error) {
+	if len(settings) == 0 {
+		return nil, nil
+	}
+	cfg := config.New()
+	if _, err := cfg.SetAll(settings); err != nil {
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	explicit := cfg.Explicit()
+	keys := make([]string, 0, len(explicit))
+	for k := range explicit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "hoodie.keygen.") {
+			return nil, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*)", k)
+		}
+		if tc.PopulateMetaFields() {
+			return nil, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
+				"(hoodie.populate.meta.fields=false); table %s has them and reads its keys from _hoodie_record_key", k, tc.Name())
+		}
+	}
+	return explicit, nil
 }
 
 func instantArg(name, v string) (spec.InstantTime, error) {

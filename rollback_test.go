@@ -189,8 +189,8 @@ func TestRollbackMORDeltaCommitAndCompaction(t *testing.T) {
 			if !strings.HasSuffix(f, "_1-0-1") {
 				t.Errorf("command-block log %s lacks Java's rollback token", f)
 			}
-			if _, err := os.Stat(f); err != nil {
-				t.Errorf("command-block log: %v", err)
+			if _, err := os.Stat(strings.TrimPrefix(f, "file:")); err != nil || !strings.HasPrefix(f, "file:/") {
+				t.Errorf("command-block log %s (want Java's file:/… form): %v", f, err)
 			}
 		}
 		failed += len(pm.LogFilesFromFailedCommit)

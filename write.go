@@ -41,16 +41,19 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	typ, err := spec.ParseTableType(o.Type)
-	if err != nil {
-		return nil, err
-	}
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
 	if err != nil {
 		return nil, err
 	}
 	logWarnings(o.Logger, warnings)
+	if err := reconcileCreate(&o, cfg); err != nil {
+		return nil, err
+	}
+	typ, err := spec.ParseTableType(o.Type)
+	if err != nil {
+		return nil, err
+	}
 	sc, err := schema.ParseDDL(o.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
@@ -68,11 +71,9 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key generator: %w", err)
 	}
-	extra := map[string]string{}
-	for k, v := range cfg.Explicit() {
-		if strings.HasPrefix(k, "hoodie.keygen.timebased.") {
-			extra[k] = v
-		}
+	extra, err := persistedCreateSettings(cfg)
+	if err != nil {
+		return nil, err
 	}
 	co := table.CreateOptions{Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
 		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),
@@ -123,24 +124,39 @@ type WriteResult = write.Result
 // writeOptions turns o into the write package's options (and the config its hoodie.*
 // settings make, for the inline services after the commit).
 func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, error) {
-	op := write.Upsert
-	if o.Operation != "" {
-		var err error
-		if op, err = write.ParseOperation(o.Operation); err != nil {
-			return write.Options{}, nil, err
-		}
-	}
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
 	if err != nil {
 		return write.Options{}, nil, err
 	}
 	logWarnings(o.Logger, warnings)
+	// Without an operation, hoodie.datasource.write.operation names it (as for Spark's
+	// datasource); with one, a different setting is refused by checkTableSettings.
+	opName := o.Operation
+	if opName == "" && cfg.IsSet(config.Operation) {
+		opName = cfg.String(config.Operation)
+	}
+	op := write.Upsert
+	if opName != "" {
+		if op, err = write.ParseOperation(opName); err != nil {
+			return write.Options{}, nil, err
+		}
+	}
+	if err := checkTableSettings(t.meta.Config, t.meta.Type, cfg, op); err != nil {
+		return write.Options{}, nil, err
+	}
+	if err := t.validateServiceSettings(cfg, o.Settings); err != nil {
+		return write.Options{}, nil, err
+	}
 	wo := write.Options{
-		Operation:           op,
-		IndexType:           cfg.String(config.IndexType),
-		PayloadClass:        cfg.String(config.PayloadClass),
-		SmallFileLimit:      cfg.Long(config.ParquetSmallFileLimit),
+		Operation:      op,
+		IndexType:      cfg.String(config.IndexType),
+		PayloadClass:   cfg.String(config.PayloadClass),
+		SmallFileLimit: cfg.Long(config.ParquetSmallFileLimit),
+		SmallFileGroupCandidates: func() *int {
+			n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit)
+			return &n
+		}(),
 		RecordSizeEstimate:  cfg.Long(config.CopyOnWriteRecordSizeEstimate),
 		InsertSplitSize:     cfg.Int(config.CopyOnWriteInsertSplitSize),
 		BulkInsertSortMode:  cfg.String(config.BulkInsertSortMode),
@@ -153,6 +169,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Progress:            o.Progress,
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
+		WriterProps:         cfg.Explicit(),
 	}
 	setFileFormat(&wo, cfg)
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
@@ -175,7 +192,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		wo.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
 	}
 	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
-	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns)
+	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks
+	// columns (HoodieSparkSqlWriter.reconcileSchemasLegacy): the same nulls.
+	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns) || cfg.Bool(config.ReconcileSchema)
 	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
 	if strings.EqualFold(tz, "UTC") {
 		wo.TimelineZone = time.UTC
@@ -230,7 +249,7 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 	if err := t.afterCommit(ctx, cfg, o); err != nil {
 		// The write is committed; a failed table service does not undo it (Java logs and
 		// rethrows; the data stays). Report both.
-		return res, fmt.Errorf("write %s committed; table service after it failed: %w", res.Instant, err)
+		return res, &ServiceError{Instant: res.Instant, Err: err}
 	}
 	return res, nil
 }

@@ -31,6 +31,9 @@ func BeginClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, 
 	if in.Action != spec.ActionClean || in.IsCompleted() {
 		return fmt.Errorf("instant %s %s is not a pending clean", in.Time, in.Action)
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "run clean "+string(in.Time)); err != nil {
+		return err
+	}
 	if _, ok := in.File(spec.StateInflight); ok {
 		return nil
 	}
@@ -49,6 +52,9 @@ func CompleteClean(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), meta); err != nil && !errors.Is(err, storage.ErrExist) {
 		return fmt.Errorf("complete clean %s: %w", instant, err)
 	}
+	// The clean is complete: a temp file of its requested/inflight/completed file is what
+	// a killed attempt of it left.
+	removeTempFiles(ctx, st, tl.Dir, string(instant)+".")
 	return nil
 }
 

@@ -52,6 +52,9 @@ func BeginClustering(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
 		return nil, fmt.Errorf("instant %s %s is not a pending clustering", in.Time, in.Action)
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "run clustering "+string(in.Time)); err != nil {
+		return nil, err
+	}
 	if _, ok := in.File(spec.StateInflight); ok {
 		return nil, fmt.Errorf("clustering %s is inflight from an earlier run: roll it back first", in.Time)
 	}

@@ -70,6 +70,9 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 	if now == nil {
 		now = time.Now
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "start "+string(action)); err != nil {
+		return nil, err
+	}
 	var inst spec.InstantTime
 	var hbt *Heartbeat
 	for attempt := 0; ; attempt++ {
@@ -159,7 +162,7 @@ func writeFile(ctx context.Context, st storage.Storage, p string, body []byte) e
 		return err
 	}
 	if _, err := io.Copy(w, bytes.NewReader(body)); err != nil {
-		w.Close()
+		_ = storage.Abort(w) // publish no truncated timeline file
 		return err
 	}
 	return w.Close()

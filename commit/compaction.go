@@ -30,6 +30,9 @@ func BeginCompaction(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	if in.IsCompleted() || in.Action != spec.ActionCompaction {
 		return nil, fmt.Errorf("instant %s %s is not a pending compaction", in.Time, in.Action)
 	}
+	if err := CheckNoPendingRestore(ctx, st, tl, "run compaction "+string(in.Time)); err != nil {
+		return nil, err
+	}
 	alive, err := HeartbeatAlive(ctx, st, in.Time, now(), hb.withDefaults())
 	if err != nil {
 		return nil, err
@@ -62,6 +65,9 @@ func requestInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeli
 	}
 	if loc == nil {
 		loc = time.Local
+	}
+	if err := CheckNoPendingRestore(ctx, st, tl, what); err != nil {
+		return "", err
 	}
 	for attempt := 0; ; attempt++ {
 		inst := NewInstantTime(tl, now(), loc)

@@ -362,3 +362,72 @@ func nonNilAny(v []any) []any {
 	}
 	return v
 }
+
+// ErrPendingRestore is returned by every write, table service and snapshot read while a
+// restore is pending: the table then holds some of the restore's rollbacks and not others,
+// a state no commit made. Java 0.14 refuses a new commit the same way
+// (BaseHoodieWriteClient.startCommit: "Found pending restore in active timeline. Please
+// complete the restore fully before proceeding").
+var ErrPendingRestore = errors.New("a restore is pending")
+
+// PendingRestoreInfo describes a restore that was started and not completed.
+type PendingRestoreInfo struct {
+	Instant spec.InstantTime
+	// Savepoint is the savepoint the restore goes back to: the latest completed savepoint
+	// before the earliest instant of its plan ("" when none is on the timeline). Plans of
+	// version 1 (0.14) do not record it; this is how it is inferred, not a Java rule.
+	Savepoint spec.InstantTime
+	// Earliest is the earliest instant the plan rolls back ("" for an empty plan): the
+	// table as of any instant before it is the savepoint's, whatever the restore did.
+	Earliest spec.InstantTime
+}
+
+// PendingRestore returns the earliest pending restore on tl, or nil. Its plan is read to
+// name the savepoint; an unreadable plan leaves Savepoint and Earliest empty.
+func PendingRestore(ctx context.Context, st storage.Storage, tl *timeline.Timeline) *PendingRestoreInfo {
+	for _, in := range tl.Instants {
+		if in.Action != spec.ActionRestore || in.IsCompleted() {
+			continue
+		}
+		info := &PendingRestoreInfo{Instant: in.Time}
+		before := in.Time
+		if body, err := tl.ReadRequested(ctx, st, in); err == nil {
+			if plan, err := DecodeRestorePlan(body); err == nil {
+				for _, x := range plan.InstantsToRollback {
+					if t := spec.InstantTime(x.CommitTime); info.Earliest == "" || t.Less(info.Earliest) {
+						info.Earliest = t
+					}
+				}
+			}
+		}
+		if info.Earliest != "" {
+			before = info.Earliest
+		}
+		for _, sp := range tl.Instants {
+			if sp.Action == spec.ActionSavepoint && sp.IsCompleted() && sp.Time.Less(before) {
+				info.Savepoint = sp.Time
+			}
+		}
+		return info
+	}
+	return nil
+}
+
+// Error is the refusal of what while the restore is pending, with how to finish it.
+func (p *PendingRestoreInfo) Error(what string) error {
+	how := "finish it with `hudi savepoint TABLE restore SAVEPOINT`"
+	if p.Savepoint != "" {
+		how = fmt.Sprintf("finish it with `hudi savepoint TABLE restore %s`", p.Savepoint)
+	}
+	return fmt.Errorf("%s: restore %s is pending (started and not completed), so the table is in a state no commit made; %s: %w",
+		what, p.Instant, how, ErrPendingRestore)
+}
+
+// CheckNoPendingRestore refuses what (a write, a table service) while tl has a pending
+// restore, as Java's startCommit does.
+func CheckNoPendingRestore(ctx context.Context, st storage.Storage, tl *timeline.Timeline, what string) error {
+	if p := PendingRestore(ctx, st, tl); p != nil {
+		return p.Error(what)
+	}
+	return nil
+}

@@ -3,9 +3,11 @@ package commit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -190,5 +192,56 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	tl = load(t, dir)
 	if len(tl.Instants) != 1 || tl.Instants[0].Time != rb || !tl.Instants[0].IsCompleted() {
 		t.Errorf("timeline %+v", tl.Instants)
+	}
+}
+
+// TestPendingRestoreRefusesEverythingElse: while <R>.restore.requested/inflight is on the
+// timeline, new writes, compaction/clean/clustering requests and failed-write rollbacks are
+// refused with ErrPendingRestore naming the restore and the savepoint to finish it with,
+// as Java 0.14's BaseHoodieWriteClient.startCommit refuses a commit ("Found pending restore
+// in active timeline"). The savepoint is inferred (latest savepoint before the plan's
+// earliest instant): plan version 1 does not record it.
+func TestPendingRestoreRefusesEverythingElse(t *testing.T) {
+	ctx := context.Background()
+	dir := newTable(t)
+	st := local.New(dir)
+	sp, c2, rs := "20250101000000001", "20250101000000002", "20250101000000003"
+	for _, n := range []string{sp + ".commit.requested", sp + ".inflight", sp + ".commit", sp + ".savepoint.inflight", sp + ".savepoint",
+		c2 + ".commit.requested", c2 + ".inflight", c2 + ".commit"} {
+		os.WriteFile(filepath.Join(dir, ".hoodie", n), []byte("{}"), 0o644)
+	}
+	plan, err := encodeContainer(restorePlanSchema, map[string]any{
+		"instantsToRollback": []any{map[string]any{"commitTime": c2, "action": "commit"}}, "version": int32(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, ".hoodie", rs+".restore.requested"), plan, 0o644)
+	os.WriteFile(filepath.Join(dir, ".hoodie", rs+".restore.inflight"), nil, 0o644)
+	tl := load(t, dir)
+	p := PendingRestore(ctx, st, tl)
+	if p == nil || p.Instant != spec.InstantTime(rs) || p.Savepoint != spec.InstantTime(sp) || p.Earliest != spec.InstantTime(c2) {
+		t.Fatalf("PendingRestore = %+v", p)
+	}
+	now := func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) }
+	for name, run := range map[string]func() error{
+		"commit": func() error {
+			_, err := Begin(ctx, st, tl, spec.ActionCommit, nil, &commitmeta.CommitMetadata{}, now, time.UTC, HeartbeatOptions{})
+			return err
+		},
+		"compaction request": func() error { _, err := RequestCompaction(ctx, st, tl, []byte("x"), now, time.UTC); return err },
+		"clean request":      func() error { _, err := RequestClean(ctx, st, tl, []byte("x"), now, time.UTC); return err },
+		"clustering request": func() error { _, err := RequestClustering(ctx, st, tl, []byte("x"), now, time.UTC); return err },
+		"rollback of failed writes": func() error {
+			_, err := RollbackFailedWrites(ctx, st, tl, RollbackOptions{Now: now, Location: time.UTC})
+			return err
+		},
+	} {
+		err := run()
+		if !errors.Is(err, ErrPendingRestore) || !strings.Contains(err.Error(), rs) || !strings.Contains(err.Error(), "restore "+sp) {
+			t.Errorf("%s with a pending restore: %v, want ErrPendingRestore naming %s and savepoint %s", name, err, rs, sp)
+		}
+	}
+	if after := load(t, dir); len(after.Instants) != len(tl.Instants) {
+		t.Errorf("a refused operation changed the timeline: %d instants, had %d", len(after.Instants), len(tl.Instants))
 	}
 }

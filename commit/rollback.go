@@ -51,8 +51,13 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	// A pending restore's own rollbacks are its to finish (ResumeRestore), not a failed
+	// write's: nothing else may touch the timeline before it completes.
+	if err := CheckNoPendingRestore(ctx, st, tl, "roll back failed writes"); err != nil {
+		return nil, err
+	}
 	tidyCompleted(ctx, st, tl)
-	removeStaleTempFiles(ctx, st, []string{tl.Dir, storage.Join(tl.Dir, timeline.DefaultArchiveFolder), HeartbeatDir}, o.Now(), o.Heartbeat.Expiry())
+	RemoveLeftovers(ctx, st, tl, o.Now(), o.Heartbeat)
 	// An interrupted rollback is finished first, with its own instant and plan.
 	if rolledBack, err = resumeRollbacks(ctx, st, tl, o); err != nil {
 		return nil, err
@@ -362,6 +367,14 @@ func appendRollbackBlock(ctx context.Context, st storage.Storage, lr *logRollbac
 	}
 	version := 0
 	for _, e := range entries {
+		// The temp file of a command-block log of this slice is what a killed rollback left
+		// (a pending rollback is resumed, never run twice at once: its writer is gone).
+		if inner, ok := tempFileTarget(e.Name); ok && !e.IsDir {
+			if lf, ok := spec.ParseLogFileName(inner); ok && lf.FileID == lr.fileID && lf.Instant == lr.base && lf.WriteToken == rollbackToken {
+				_ = st.Delete(ctx, storage.Join(lr.partition, e.Name))
+			}
+			continue
+		}
 		lf, ok := spec.ParseLogFileName(e.Name)
 		if !ok || lf.FileID != lr.fileID || lf.Instant != lr.base {
 			continue
@@ -422,9 +435,18 @@ func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timel
 	return err
 }
 
-// absPath is how rollback plans and metadata name files: absolute, as Java writes them.
+// absPath is how rollback plans and metadata name deleted files (filesToBeDeleted,
+// successDeleteFiles): absolute, without a scheme, as Java writes them (the rollback of
+// the fixture mor-parquet/v6_nonpartitioned_rollback: "/opt/data/…/f.parquet").
 func absPath(st storage.Storage, partition, name string) string {
-	return strings.TrimSuffix(st.Root(), "/") + "/" + storage.Join(partition, name)
+	return storage.AbsPath(st, storage.Join(partition, name))
+}
+
+// logURI is how rollback plans and metadata name log files (the keys of
+// logBlocksToBeDeleted, rollbackLogFiles and logFilesFromFailedCommit): with the scheme,
+// as Java writes them (same fixture: "file:/opt/data/…/.f_….log.1_0-33-43").
+func logURI(st storage.Storage, partition, name string) string {
+	return storage.URI(st, storage.Join(partition, name))
 }
 
 // runRollback executes the rollback of target by rb over the files w: it writes the plan
@@ -437,7 +459,8 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	start := o.Now()
 	files := w.deletes
 	abs := func(partition, name string) string { return absPath(st, partition, name) }
-	logRollbacks := planLogRollbacks(ctx, st, w, abs)
+	uri := func(partition, name string) string { return logURI(st, partition, name) }
+	logRollbacks := planLogRollbacks(ctx, st, w, uri)
 	if writePlan {
 		var requests []any
 		for _, lr := range logRollbacks {
@@ -490,7 +513,7 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	rollbackLogs := map[string]map[string]int64{}
 	failedLogs := map[string]map[string]int64{}
 	for _, lr := range logRollbacks {
-		if err := appendRollbackBlock(ctx, st, lr, rb, target, abs); err != nil {
+		if err := appendRollbackBlock(ctx, st, lr, rb, target, uri); err != nil {
 			return nil, fmt.Errorf("rollback %s of %s: %w", rb, target, err)
 		}
 		if rollbackLogs[lr.partition] == nil {
@@ -551,6 +574,9 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	_ = st.Delete(ctx, HeartbeatPath(target))
 	removeTempFiles(ctx, st, tl.Dir, string(target)+".")
 	removeTempFiles(ctx, st, HeartbeatDir, string(target))
+	// A killed attempt of this rollback (resumed here: its process is gone) may have left
+	// the temp file of one of its own timeline files.
+	removeTempFiles(ctx, st, tl.Dir, string(rb)+".")
 	return meta, nil
 }
 
@@ -625,34 +651,6 @@ func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string
 			_ = st.Delete(ctx, storage.Join(dir, e.Name))
 		}
 	}
-}
-
-// removeStaleTempFiles deletes atomic-write temp files (".<name>.tmp-<n>") in the
-// metadata folders that nobody has written to for longer than a heartbeat expiry. Their
-// process was killed between creating the temp file and publishing it: timeline files,
-// heartbeats and archive files are small and written in one go, so a live writer's temp
-// file is never that old — and a writer silent that long counts as dead by the same rule
-// that lets its instant be rolled back. Temp files of data files in partitions are left to
-// the rollback of their instant, which knows which write they belong to.
-func removeStaleTempFiles(ctx context.Context, st storage.Storage, dirs []string, now time.Time, maxAge time.Duration) {
-	for _, dir := range dirs {
-		entries, err := st.List(ctx, dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir || !isTempFileName(e.Name) || now.Sub(e.ModTime) <= maxAge {
-				continue
-			}
-			_ = st.Delete(ctx, storage.Join(dir, e.Name))
-		}
-	}
-}
-
-// isTempFileName reports the names storage backends give files being written atomically.
-func isTempFileName(name string) bool {
-	i := strings.LastIndex(name, ".tmp-")
-	return strings.HasPrefix(name, ".") && i > 1 && i+len(".tmp-") < len(name)
 }
 
 func encodeContainer(schemaJSON string, v any) ([]byte, error) {

@@ -746,7 +746,7 @@ func TestReadRollbackAndVisibility(t *testing.T) {
 			committed: []int{1, 2, 5}, // the rollback instant is no data instant
 			want:      []string{"1 b1 @001", "2 b2 @001", "3 b3 @001", "5 i5 @005"},
 			// Records of committed data and delete blocks are counted, rolled back or not.
-			stats: &LogStats{Blocks: 3, RollbackBlocks: 1, Records: 3},
+			stats: &LogStats{Blocks: 3, RollbackBlocks: 1, Records: 3, MergedKeys: 1, Inserted: 1},
 		},
 		{
 			name: "rollback removes a delete block of the target",
@@ -766,14 +766,14 @@ func TestReadRollbackAndVisibility(t *testing.T) {
 			logs:      [][]blk{{dataBlock(2, r(1, 20, "inflight", 2)), delBlock(3, "2", int32(0)), dataBlock(4, r(4, 1, "i4", 4))}},
 			committed: []int{1, 4},
 			want:      []string{"1 b1 @001", "2 b2 @001", "3 b3 @001", "4 i4 @004"},
-			stats:     &LogStats{Blocks: 3, Records: 1},
+			stats:     &LogStats{Blocks: 3, Records: 1, MergedKeys: 1, Inserted: 1},
 		},
 		{
 			name:  "corrupt bytes between blocks are skipped",
 			base:  base3,
 			logs:  [][]blk{{dataBlock(2, r(4, 1, "i4", 2)), {raw: corruptRegion()}, dataBlock(3, r(5, 1, "i5", 3)), {raw: corruptRegion()}, delBlock(4, "1", int32(0))}},
 			want:  []string{"2 b2 @001", "3 b3 @001", "4 i4 @002", "5 i5 @003"},
-			stats: &LogStats{Blocks: 5, CorruptBlocks: 2, Records: 3},
+			stats: &LogStats{Blocks: 5, CorruptBlocks: 2, Records: 3, MergedKeys: 3, Deleted: 1, Inserted: 2},
 		},
 		{
 			// Java's isBlockCorrupted requires a magic (or EOF) right after a block: a sound

@@ -36,6 +36,30 @@ type logEntry struct {
 	consumed bool
 	// baseWon: the base record was kept, so the log record is not emitted.
 	baseWon bool
+	// PartialUpdateAvroPayload (Rules.PartialUpdate): the rows whose fields make up the
+	// merged record, in priority order for data columns (refs) and for meta columns
+	// (metaRefs); nil while the record is the single row batch, row.
+	refs, metaRefs []rowRef
+}
+
+// rowRef is a row of a stored batch.
+type rowRef struct{ batch, row int32 }
+
+// merged reports whether the entry's record is built from several rows.
+func (e *logEntry) merged() bool { return e.refs != nil }
+
+func (e *logEntry) dataRefs() []rowRef {
+	if e.refs != nil {
+		return e.refs
+	}
+	return []rowRef{{e.batch, e.row}}
+}
+
+func (e *logEntry) metaRefList() []rowRef {
+	if e.metaRefs != nil {
+		return e.metaRefs
+	}
+	return []rowRef{{e.batch, e.row}}
 }
 
 // logRecords is the key map of a slice's log records. Entries live in one slice indexed
@@ -496,6 +520,35 @@ func (r *sliceReader) addLogBatch(rec arrow.Record) error {
 			return fmt.Errorf("log record %d: %w", i, err)
 		}
 		ord := r.orderingOf(rec, i)
+		if r.opts.Rules.PartialUpdate {
+			if e := r.logs.entry(key); e != nil && !e.deleteBlock && !r.isDeleted(rec, i) {
+				// PartialUpdateAvroPayload.preCombine of the later record with the earlier
+				// one (a delete, or a later soft delete, wins whole: natural order).
+				this := rowRef{bi, int32(i)}
+				c, ok := e.ordering.Compare(ord)
+				pickOld := ok && c > 0
+				if !(pickOld && e.softDeleted) {
+					ne := logEntry{batch: bi, row: int32(i), ordering: ord,
+						metaRefs: append([]rowRef{this}, e.metaRefList()...)}
+					if pickOld {
+						ne.ordering = e.ordering
+						ne.refs = append(slices.Clone(e.dataRefs()), this)
+					} else {
+						if r.orderingAliases {
+							ne.ordering = r.detachedOrderingOf(rec, i)
+						}
+						ne.refs = append([]rowRef{this}, e.dataRefs()...)
+					}
+					r.logs.put(key, ne)
+					continue
+				}
+			}
+			if r.orderingAliases {
+				ord = r.detachedOrderingOf(rec, i)
+			}
+			r.logs.put(key, logEntry{batch: bi, row: int32(i), ordering: ord, softDeleted: r.isDeleted(rec, i)})
+			continue
+		}
 		if e := r.logs.entry(key); e != nil {
 			if !e.deleteBlock && r.opts.Rules.KeepOlderLog(e.ordering, ord) {
 				continue
@@ -520,6 +573,8 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 	defer keep.Release()
 	keep.Reserve(n)
 	dropped := 0
+	var partialRows []int32
+	var partialEntries []partialBase
 	for i := 0; i < n; i++ {
 		key, err := r.keyOf(rec, i)
 		if err != nil {
@@ -531,6 +586,21 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 			continue
 		}
 		e.consumed = true
+		if r.opts.Rules.PartialUpdate && !e.deleteBlock && !e.softDeleted {
+			// combineAndGetUpdateValue: the base row joins the merged record, as its base
+			// when its ordering value is strictly greater (isRecordNewer); a soft-deleted
+			// base as the base deletes the record.
+			baseNewer := r.orderingOf(rec, i).NewerSameClass(e.ordering)
+			if baseNewer && r.isDeleted(rec, i) {
+				e.softDeleted = true
+			} else {
+				partialRows = append(partialRows, int32(i))
+				partialEntries = append(partialEntries, partialBase{key: key, newer: baseNewer})
+			}
+			keep.UnsafeAppend(false)
+			dropped++
+			continue
+		}
 		if !e.deleteBlock && r.opts.Rules.KeepBase(r.orderingOf(rec, i), e.ordering) {
 			e.baseWon = true
 			keep.UnsafeAppend(true)
@@ -538,6 +608,11 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 		}
 		keep.UnsafeAppend(false)
 		dropped++
+	}
+	if len(partialRows) > 0 {
+		if err := r.addPartialBase(ctx, rec, partialRows, partialEntries); err != nil {
+			return err
+		}
 	}
 	if dropped == 0 {
 		return r.emitProjected(rec, emit)
@@ -552,16 +627,41 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 	return r.emitProjected(filtered, emit)
 }
 
+// countMerge fills Options.LogStats' merge counts, once the base records are merged.
+func (r *sliceReader) countMerge() {
+	st := r.opts.LogStats
+	if st == nil {
+		return
+	}
+	st.MergedKeys = int64(len(r.logs.entries))
+	for i := range r.logs.entries {
+		switch e := &r.logs.entries[i]; {
+		case e.baseWon:
+			// The incoming record is dropped and the base row copied (HoodieMergeHandle's
+			// writeUpdateRecord returns false): neither an update nor a delete.
+		case e.deleteBlock || e.softDeleted:
+			st.Deleted++
+		case e.consumed:
+			st.Updated++
+		default:
+			st.Inserted++
+		}
+	}
+}
+
 // emitLogRecords emits the winning log records: updates that beat their base record and
 // inserts that had none.
 func (r *sliceReader) emitLogRecords(ctx context.Context, emit Emit) error {
 	if r.logs.store == nil {
 		return nil
 	}
+	if err := r.emitPartialMerged(ctx, emit); err != nil {
+		return err
+	}
 	rows := make([][]int32, r.logs.store.len())
 	for i := range r.logs.entries {
 		e := &r.logs.entries[i]
-		if e.deleteBlock || e.softDeleted || e.baseWon {
+		if e.deleteBlock || e.softDeleted || e.baseWon || e.merged() {
 			continue
 		}
 		rows[e.batch] = append(rows[e.batch], e.row)

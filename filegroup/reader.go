@@ -71,6 +71,16 @@ type Options struct {
 // committed Avro data blocks and delete blocks.
 type LogStats struct {
 	Blocks, CorruptBlocks, RollbackBlocks, Records int64
+	// The merge's outcome, counted as Java 0.14's HoodieMergeHandle counts a compaction's
+	// rows (set once the slice is merged): MergedKeys is the number of distinct keys in the
+	// logs (HoodieMergedLogRecordScanner.getNumMergedRecordsInLog, which HoodieCompactor
+	// records as totalUpdatedRecordsCompacted); Updated counts base rows replaced by their
+	// log record (updatedRecordsWritten: not those whose base record won, nor deletes);
+	// Deleted counts keys whose merged log record is a delete (recordsDeleted: a delete
+	// block or _hoodie_is_deleted, whether or not the base had the key, unless the base
+	// record won); Inserted counts log keys the base lacked that are written
+	// (insertRecordsWritten).
+	MergedKeys, Updated, Deleted, Inserted int64
 }
 
 // Emit receives each output batch; the batch is released after Emit returns, so Emit
@@ -110,6 +120,7 @@ func Read(ctx context.Context, st storage.Storage, slice fsview.FileSlice, opts 
 			return err
 		}
 	}
+	r.countMerge()
 	return r.emitLogRecords(ctx, emit)
 }
 

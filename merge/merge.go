@@ -6,6 +6,7 @@ package merge
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -33,7 +34,12 @@ func (m Mode) String() string {
 const (
 	OverwriteWithLatestPayload = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
 	DefaultPayload             = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+	// PartialUpdatePayload: null fields of an incoming record keep the stored value.
+	PartialUpdatePayload = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
 )
+
+// ErrUnsupportedPayload marks a payload class whose merge hudi-go does not implement yet.
+var ErrUnsupportedPayload = errors.New("payload class not supported by hudi-go yet")
 
 // ModeFor derives the merge mode from table config: hoodie.record.merge.mode when set
 // (v8+), else the payload class (v6), else event time when an ordering field exists.
@@ -194,6 +200,11 @@ type Rules struct {
 	// ordering value, unless it carries the default Integer 0. Without PayloadPreCombine
 	// (merge modes of 1.x tables) the Mode decides.
 	PayloadPreCombine bool
+	// PartialUpdate: PartialUpdateAvroPayload. Two versions of a record merge field by
+	// field: the one with the strictly greater ordering value is the base, and its null
+	// fields take the other's values; meta fields come from the later log record. The
+	// reader builds the merged rows (filegroup); the record-level rules above do not apply.
+	PartialUpdate bool
 }
 
 // RulesFor derives the rules from table config (see ModeFor).
@@ -202,8 +213,12 @@ func RulesFor(mergeMode, payloadClass string, hasOrderingField bool) (Rules, err
 	if err != nil {
 		return Rules{}, err
 	}
-	return Rules{Mode: m, PayloadPreCombine: mergeMode == ""}, nil
+	return Rules{Mode: m, PayloadPreCombine: mergeMode == "", PartialUpdate: strings.TrimSpace(payloadClass) == PartialUpdatePayload}, nil
 }
+
+// NewerSameClass reports whether o is strictly greater than p and of the same Java class
+// (PartialUpdateAvroPayload.isRecordNewer: the stored record is the base of the merge).
+func (o Ordering) NewerSameClass(p Ordering) bool { return o.sameClass(p) && o.greater(p) }
 
 // KeepOlderLog decides between an earlier and a later log data record of one key (Java's
 // preCombine in the log scanner): the earlier one stays only if its ordering value is

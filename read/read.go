@@ -18,15 +18,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/expr"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // Options select the query.
@@ -46,8 +47,13 @@ type Options struct {
 	BatchSize int
 	// Parallelism is the number of slices read at once (default: number of CPUs).
 	Parallelism int
-	Mem         memory.Allocator
-	Logger      *slog.Logger
+	// KeyGenSettings are key generator settings (canonical hoodie.keygen.* names) for a
+	// table without meta fields whose hoodie.properties lacks them: Spark 0.14 keeps
+	// hoodie.keygen.timebased.* out of it, and the record keys of such a table are rebuilt
+	// with its key generator (table.Config.KeyGen).
+	KeyGenSettings map[string]string
+	Mem            memory.Allocator
+	Logger         *slog.Logger
 }
 
 // Scan is a planned query.
@@ -72,8 +78,33 @@ type Scan struct {
 // commitTimeField is the meta column incremental queries filter on.
 var commitTimeField = schema.MetaFields[0]
 
-// Plan resolves the query's schema and file slices.
+// timelineRetries bounds how often Plan reloads a timeline that changed under it.
+const timelineRetries = 3
+
+// Plan resolves the query's schema and file slices. An instant file that was listed and
+// is gone when read (timeline.ErrInstantGone: a concurrent writer's archival moved it, or
+// a rollback removed it) means the timeline changed under the read: Plan reopens the
+// table and plans again, up to timelineRetries times, then fails saying so. Java's
+// readers fail in this race (they read a timeline snapshot); retrying is ours.
 func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
+	for attempt := 0; ; attempt++ {
+		s, err := plan(ctx, t, opts)
+		if err == nil || !errors.Is(err, timeline.ErrInstantGone) {
+			return s, err
+		}
+		if attempt == timelineRetries {
+			return nil, fmt.Errorf("the timeline of %s kept changing under the read (%d reloads): %w", t.Config.Name(), attempt, err)
+		}
+		if opts.Logger != nil {
+			opts.Logger.Info("the timeline changed under the read: reloading it", "error", err)
+		}
+		if t, err = t.Reopen(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Mem == nil {
 		opts.Mem = memory.DefaultAllocator
 	}
@@ -108,6 +139,13 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		}
 		asOf = opts.End
 		s.opts = opts
+	}
+	// A pending restore has rolled back some of its instants and not others: the latest
+	// state is one no commit made. Only a time travel to before everything it rolls back
+	// reads a committed state; the rest fail until the restore is finished. (Java's
+	// readers do not check; its writers refuse the same state: BaseHoodieWriteClient.)
+	if p := commit.PendingRestore(ctx, t.Storage, t.Timeline); p != nil && (asOf == "" || p.Earliest == "" || !asOf.Less(p.Earliest)) {
+		return nil, p.Error("read " + t.Config.Name())
 	}
 	if asOf != "" {
 		what := "time travel to"
@@ -210,9 +248,7 @@ func Plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	if !t.Config.PopulateMetaFields() {
 		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
-		gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-			PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-			URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+		gen, err := t.Config.KeyGen(full, opts.KeyGenSettings)
 		if err != nil {
 			return nil, fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/hudi-go/hudi/internal/javastr"
 )
 
 // appendFunc appends one raw Avro value (nil for null) to a builder of the type it was
@@ -208,15 +210,36 @@ func compileValue(w *avroType, target arrow.DataType, path string) (appendFunc, 
 				b.(*array.Float64Builder).Append(float64(x))
 				return nil
 			}, nil
+		case arrow.STRING:
+			return func(b array.Builder, v any) error {
+				x, ok := v.(float32)
+				if !ok {
+					return badValue(w, v, path)
+				}
+				// A float column promoted to string reads as Java's Float.toString.
+				b.(*array.StringBuilder).Append(javastr.FormatFloat(x))
+				return nil
+			}, nil
 		}
 	case "double":
-		if target.ID() == arrow.FLOAT64 {
+		switch target.ID() {
+		case arrow.FLOAT64:
 			return func(b array.Builder, v any) error {
 				x, ok := v.(float64)
 				if !ok {
 					return badValue(w, v, path)
 				}
 				b.(*array.Float64Builder).Append(x)
+				return nil
+			}, nil
+		case arrow.STRING:
+			return func(b array.Builder, v any) error {
+				x, ok := v.(float64)
+				if !ok {
+					return badValue(w, v, path)
+				}
+				// A double column promoted to string reads as Java's Double.toString.
+				b.(*array.StringBuilder).Append(javastr.FormatDouble(x))
 				return nil
 			}, nil
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/internal/javastr"
 )
 
 // ConformRecord projects rec onto target by top-level field name (exact match first, then
@@ -51,7 +53,8 @@ func ConformRecord(mem memory.Allocator, rec arrow.Record, target *arrow.Schema)
 // target's). Supported conversions:
 //
 //   - int8/16/32, uint8/16/32 → int32/int64; any integer → float32/float64; float32 → float64
-//   - integers → string (decimal text); string → int64 (must parse)
+//   - integers → string (decimal text), float32/float64 → string (as Java's
+//     Float.toString / Double.toString print them); string → int64 (must parse)
 //   - binary ↔ string (zero copy), large/fixed binary → binary/string
 //   - timestamp of any unit or zone → timestamp of the target unit and zone (values are
 //     instants, so only the unit is rescaled); date64 → date32; time32/time64 → time64
@@ -436,10 +439,32 @@ func toBinaryLike(mem memory.Allocator, arr arrow.Array, target arrow.DataType) 
 		appendInts(func(i int) int64 { return int64(a.Value(i)) })
 	case *array.Int64:
 		appendInts(a.Value)
+	case *array.Float32:
+		if target.ID() != arrow.STRING {
+			return nil, nil // the chart has no float → bytes
+		}
+		// Float and double columns promoted to string read as Java prints them
+		// (Float.toString / Double.toString, what HoodieAvroUtils' promotion calls).
+		appendText(b, arr, func(i int) string { return javastr.FormatFloat(a.Value(i)) })
+	case *array.Float64:
+		if target.ID() != arrow.STRING {
+			return nil, nil
+		}
+		appendText(b, arr, func(i int) string { return javastr.FormatDouble(a.Value(i)) })
 	default:
 		return nil, nil
 	}
 	return finish(), nil
+}
+
+func appendText(b *array.BinaryBuilder, arr arrow.Array, text func(int) string) {
+	for i := 0; i < arr.Len(); i++ {
+		if arr.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		b.AppendString(text(i))
+	}
 }
 
 // toDecimal128 converts any decimal, or an unscaled integer / big-endian byte column, to

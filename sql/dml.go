@@ -122,6 +122,12 @@ func (e *Engine) rows(ctx context.Context, h *hudiTable, tsc *arrow.Schema, q st
 			out.release()
 			return nil, fmt.Errorf("cast rows to table %s: %w", h.label(), err)
 		}
+		if v := schema.CheckNotNull(c); v != nil {
+			// Spark refuses a NULL for a NOT NULL column of the target table as well.
+			c.Release()
+			out.release()
+			return nil, fmt.Errorf("table %s: NOT NULL constraint violated: %w", h.label(), v)
+		}
 		out.n += r.NumRows()
 		out.batches = append(out.batches, c)
 	}

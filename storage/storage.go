@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -42,7 +43,9 @@ type Storage interface {
 	// Stat describes one path.
 	Stat(ctx context.Context, path string) (FileInfo, error)
 	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists.
-	// The file appears atomically when the writer is closed.
+	// The file appears atomically when the writer is closed, and only if every write
+	// succeeded: a writer whose Write failed (a full disk) publishes nothing on Close and
+	// returns the write's error again. A writer may also implement Aborter.
 	Create(ctx context.Context, path string) (io.WriteCloser, error)
 	// Put writes a whole file, atomically replacing any existing one (heartbeats).
 	Put(ctx context.Context, path string, data []byte) error
@@ -53,6 +56,48 @@ type Storage interface {
 	MkdirAll(ctx context.Context, dir string) error
 	// Root describes the storage root for messages (a directory or URL).
 	Root() string
+}
+
+// URIer is implemented by backends whose root Java names with a scheme ("file:/data/t"
+// for a local directory).
+type URIer interface {
+	URI() string
+}
+
+// AbsPath names the table-relative path rel the way Java names a file by its path
+// without the scheme: the root joined with rel ("/data/t/p/f.parquet"). Java writes this
+// form into rollback plans (filesToBeDeleted) and metadata (successDeleteFiles).
+func AbsPath(st Storage, rel string) string {
+	return strings.TrimSuffix(st.Root(), "/") + "/" + rel
+}
+
+// URI names the table-relative path rel the way Java's Path.toString does: with the
+// storage's scheme ("file:/data/t/p/f.parquet"). Java writes this form into clustering
+// plans (dataFilePath, deltaFilePaths), clean plans (filePath) and the log-file maps of
+// rollback plans and metadata. Backends without a URI give AbsPath.
+func URI(st Storage, rel string) string {
+	if u, ok := st.(URIer); ok {
+		return strings.TrimSuffix(u.URI(), "/") + "/" + rel
+	}
+	return AbsPath(st, rel)
+}
+
+// Aborter is implemented by the writers Create returns that can be dropped without
+// publishing their file: a write that fails half-way (a bad row, a full disk, a cancelled
+// context) must leave no file a reader or the next writer could take for a whole one.
+type Aborter interface {
+	// Abort discards what was written; the file does not appear.
+	Abort() error
+}
+
+// Abort drops w, a writer from Create, without publishing its file where the backend
+// allows it (Aborter); otherwise it closes w, whose file the next writer's rollback
+// removes through its marker.
+func Abort(w io.WriteCloser) error {
+	if a, ok := w.(Aborter); ok {
+		return a.Abort()
+	}
+	return w.Close()
 }
 
 // NameLister is implemented by backends that list a directory's entry names and kinds

@@ -129,7 +129,7 @@ func Create(ctx context.Context, st storage.Storage, o CreateOptions) (*Table, e
 		return nil, fmt.Errorf("create table: %w", err)
 	}
 	if _, err := io.Copy(w, &buf); err != nil {
-		w.Close()
+		_ = storage.Abort(w)
 		return nil, err
 	}
 	if err := w.Close(); err != nil {

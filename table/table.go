@@ -42,8 +42,15 @@ type cache struct {
 	footers map[fileRef]parquet.FooterKeys
 	// decoded holds full footers decoded by an index lookup for the merge of the same
 	// file that follows in the same write (TakeFooter).
-	decoded map[fileRef]parquet.Footer
+	decoded      map[fileRef]parquet.Footer
+	decodedBytes int
 }
+
+// maxStashedFooterBytes bounds the footers an index lookup stashes for the merges that
+// follow it: each holds its file's bloom filter (~430 KB by default), and an upsert
+// touching a row in each of 10,000 partitions would otherwise hold 10,000 of them at
+// once (8.7 GB, issue 25). A merge whose footer was not stashed decodes it again.
+const maxStashedFooterBytes = 64 << 20
 
 // fileRef names one version of a file: base files are immutable, and the size guards
 // against a file replaced under the same name by something other than Hudi.
@@ -126,9 +133,10 @@ func (t *Table) RetainFooterKeys(keep func(path string) bool) {
 			delete(t.cache.footers, r)
 		}
 	}
-	for r := range t.cache.decoded {
+	for r, ft := range t.cache.decoded {
 		if !keep(r.path) {
 			delete(t.cache.decoded, r)
+			t.cache.decodedBytes -= ft.Size()
 		}
 	}
 }
@@ -139,6 +147,7 @@ func (t *Table) DropStashedFooters() {
 	t.cache.mu.Lock()
 	defer t.cache.mu.Unlock()
 	clear(t.cache.decoded)
+	t.cache.decodedBytes = 0
 }
 
 // StashFooter keeps the decoded footer of the base file path of the given size for one
@@ -147,7 +156,12 @@ func (t *Table) DropStashedFooters() {
 func (t *Table) StashFooter(path string, size int64, ft parquet.Footer) {
 	t.cache.mu.Lock()
 	defer t.cache.mu.Unlock()
-	t.cache.decoded[fileRef{path, size}] = ft
+	r := fileRef{path, size}
+	if _, ok := t.cache.decoded[r]; ok || t.cache.decodedBytes+ft.Size() > maxStashedFooterBytes {
+		return
+	}
+	t.cache.decoded[r] = ft
+	t.cache.decodedBytes += ft.Size()
 }
 
 // TakeFooter returns and forgets the footer stashed for the base file path of the
@@ -159,7 +173,10 @@ func (t *Table) TakeFooter(path string, size int64) (parquet.Footer, bool) {
 	defer t.cache.mu.Unlock()
 	r := fileRef{path, size}
 	ft, ok := t.cache.decoded[r]
-	delete(t.cache.decoded, r)
+	if ok {
+		delete(t.cache.decoded, r)
+		t.cache.decodedBytes -= ft.Size()
+	}
 	return ft, ok
 }
 
@@ -242,11 +259,18 @@ func (t *Table) ReplacedFileGroups(ctx context.Context, asOf spec.InstantTime) (
 	return out, nil
 }
 
-// View builds the file-system view as of asOf ("" = latest) from a listing.
+// View builds the file-system view as of asOf ("" = latest) from a listing. The latest
+// view fails with ErrMissingFile when storage lacks a file that completed commits name
+// as part of a latest file slice (checkLatestFiles).
 func (t *Table) View(ctx context.Context, listing *fsview.Listing, asOf spec.InstantTime) (*fsview.View, error) {
 	replaced, err := t.ReplacedFileGroups(ctx, asOf)
 	if err != nil {
 		return nil, err
+	}
+	if asOf == "" {
+		if err := t.checkLatestFiles(ctx, listing, replaced); err != nil {
+			return nil, err
+		}
 	}
 	return fsview.Build(listing, t.Timeline, fsview.Options{AsOf: asOf, Replaced: replaced}), nil
 }

@@ -39,7 +39,7 @@ func (t *Table) UpdateProperties(ctx context.Context, change func(p *props.Prope
 			return err
 		}
 		if _, err := io.Copy(w, &buf); err != nil {
-			w.Close()
+			_ = storage.Abort(w)
 			return err
 		}
 		return w.Close()

@@ -233,8 +233,16 @@ func (t *Timeline) readState(ctx context.Context, st storage.Storage, in Instant
 		return nil, fmt.Errorf("instant %s %s has no %s file", in.Time, in.Action, s)
 	}
 	b, err := st.ReadFile(ctx, p)
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil, fmt.Errorf("read instant %s %s (%s): %w: %w", in.Time, in.Action, s, ErrInstantGone, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read instant %s %s (%s): %w", in.Time, in.Action, s, err)
 	}
 	return b, nil
 }
+
+// ErrInstantGone marks a read of an instant file that was on the listed timeline and is
+// gone now: archival moved it, or a rollback or restore removed it, after the timeline was
+// loaded. A reader reloads the timeline and tries again (read.Plan).
+var ErrInstantGone = errors.New("the instant left the timeline after it was listed")

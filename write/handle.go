@@ -29,7 +29,26 @@ type fileWriter struct {
 	noKeys bool // virtual keys: no bloom filter, no key range
 	out    io.WriteCloser
 	pw     *parquet.Writer
-	filter bloom.Filter
+	filter bloom.Filter // nil until made (newFilter): keys wait in pendingKeys
+	// A file's filter is as big as hoodie.index.bloom.num_entries makes it (Java sizes it
+	// so too: ~323 KB at 60000 entries), however few rows the file gets. A write into
+	// thousands of partitions holds that many open files, so each keeps its keys until
+	// they would take as much memory as the filter, and the filter is made then or when
+	// the file closes. The keys are added in row order either way: the same footer.
+	bloomType    bloom.Type
+	bloomOpts    bloom.Options
+	pendingKeys  []string
+	pendingBytes int
+	pendingLimit int
+	// The Parquet writer's column writers, statistics and encoders take ~150 KB from its
+	// first row on: the first rows of a file (up to heldLimit bytes) are held as copies and
+	// written when more come or the file closes, in the same record boundaries, so the
+	// Parquet output is the same. A file of a few rows then costs its rows until it closes.
+	held      []arrow.Record
+	heldBytes int64
+	heldLimit int64 // 0: write through
+	pwFed     bool  // the Parquet writer has been given rows
+	mem       memory.Allocator
 	// knownKeys is set while the keys written are already in filter (a merge resumed the
 	// base file's filter, mergeFile): they feed only the key range.
 	knownKeys bool
@@ -107,15 +126,15 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 		KeyValue:    map[string]string{parquet.KeyAvroSchema: e.avroWithMeta, "writer.model.name": "avro"},
 	})
 	if err != nil {
-		out.Close()
+		_ = storage.Abort(out)
 		return nil, fmt.Errorf("base file %s: %w", p, err)
 	}
-	var filter bloom.Filter
+	limit := 0
 	if !e.virtualKeys {
 		// Java writes a bloom filter only when meta fields are populated
 		// (HoodieFileWriterFactory.enableBloomFilter).
-		if filter, err = bloom.New(bloom.Type(e.opts.BloomType), e.bloomOptions()); err != nil {
-			out.Close()
+		if limit, err = bloom.VectorBytes(bloom.Type(e.opts.BloomType), e.bloomOptions()); err != nil {
+			_ = storage.Abort(out)
 			return nil, err
 		}
 	}
@@ -123,7 +142,9 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 	if s.prev != "" {
 		prev = string(s.prev)
 	}
-	return &fileWriter{path: p, noKeys: e.virtualKeys, out: out, pw: pw, filter: filter, start: time.Now(), maxSize: e.opts.MaxFileSize,
+	return &fileWriter{path: p, noKeys: e.virtualKeys, out: out, pw: pw, start: time.Now(), maxSize: e.opts.MaxFileSize,
+		bloomType: bloom.Type(e.opts.BloomType), bloomOpts: e.bloomOptions(), pendingLimit: limit,
+		heldLimit: min(maxHeldBytes, e.opts.MaxFileSize/8), mem: e.mem,
 		stat: commitmeta.WriteStat{FileID: string(s.fileID), Path: p, PrevCommit: prev, PartitionPath: s.partition}}, nil
 }
 
@@ -137,10 +158,79 @@ func (f *fileWriter) write(rec arrow.Record) error {
 		f.addKeys(rec.Column(2).(*array.String))
 	}
 	f.rows += rec.NumRows()
+	if !f.pwFed && f.heldLimit > 0 {
+		// Measured on the copy: rec may be a view of a whole batch's buffers.
+		c, err := copyRecord(rec, f.mem)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		if n := recordBytes(c); f.heldBytes+n < f.heldLimit {
+			f.held = append(f.held, c)
+			f.heldBytes += n
+			return nil
+		}
+		c.Release()
+		if err := f.writeHeld(); err != nil {
+			return err
+		}
+	}
+	f.pwFed = true
 	if err := f.pw.Write(rec); err != nil {
 		return fmt.Errorf("write %s: %w", f.path, err)
 	}
 	return nil
+}
+
+// maxHeldBytes bounds the rows a file holds before its Parquet writer starts.
+const maxHeldBytes = 64 << 10
+
+// writeHeld gives the held rows to the Parquet writer, in their records.
+func (f *fileWriter) writeHeld() error {
+	held := f.held
+	f.held, f.heldBytes, f.pwFed = nil, 0, true
+	defer releaseRecords(held)
+	for _, r := range held {
+		if err := f.pw.Write(r); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// recordBytes is the size of rec's buffers (for a slice, of the whole buffers).
+func recordBytes(rec arrow.Record) int64 {
+	var n int64
+	var data func(d arrow.ArrayData)
+	data = func(d arrow.ArrayData) {
+		for _, b := range d.Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+		for _, c := range d.Children() {
+			data(c)
+		}
+	}
+	for _, c := range rec.Columns() {
+		data(c.Data())
+	}
+	return n
+}
+
+// copyRecord copies rec into new buffers: the caller's may be reused scratch memory.
+func copyRecord(rec arrow.Record, mem memory.Allocator) (arrow.Record, error) {
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		cp, err := array.Concatenate([]arrow.Array{c}, mem)
+		if err != nil {
+			releaseArrays(cols)
+			return nil, err
+		}
+		cols[i] = cp
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
+	releaseArrays(cols)
+	return out, nil
 }
 
 // addKeys adds keys to the bloom filter and the key range.
@@ -149,7 +239,7 @@ func (f *fileWriter) addKeys(keys *array.String) {
 	for i := 0; i < keys.Len(); i++ {
 		k := keys.Value(i)
 		if !f.knownKeys {
-			f.filter.Add(k)
+			f.addToFilter(k)
 		}
 		// Java's String order (UTF-16 units), as Hudi's footer min/max keys are.
 		if !has || javastr.Compare(k, minKey) < 0 {
@@ -170,6 +260,45 @@ func (f *fileWriter) addKeys(keys *array.String) {
 	f.hasKeys = has
 }
 
+// addToFilter adds k to the filter, or keeps it for the filter while the kept keys take
+// less memory than the filter would.
+func (f *fileWriter) addToFilter(k string) {
+	if f.filter != nil {
+		f.filter.Add(k)
+		return
+	}
+	f.pendingKeys = append(f.pendingKeys, strings.Clone(k))
+	f.pendingBytes += len(k) + 16 // the string header
+	if f.pendingBytes >= f.pendingLimit {
+		f.makeFilter()
+	}
+}
+
+// makeFilter makes the filter and adds the kept keys in their order.
+func (f *fileWriter) makeFilter() {
+	if f.filter != nil {
+		return
+	}
+	flt, err := bloom.New(f.bloomType, f.bloomOpts)
+	if err != nil {
+		panic(err) // validated by bloom.VectorBytes in newFile
+	}
+	for _, k := range f.pendingKeys {
+		flt.Add(k)
+	}
+	f.filter, f.pendingKeys, f.pendingBytes = flt, nil, 0
+}
+
+// resumeFilter takes flt, the filter of the base file being rewritten, which already
+// holds the keys the file will get first (mergeFile); only before any key was added.
+func (f *fileWriter) resumeFilter(flt bloom.Filter) bool {
+	if f.filter != nil || len(f.pendingKeys) > 0 {
+		return false
+	}
+	f.filter, f.knownKeys = flt, true
+	return true
+}
+
 // size is the file's estimated size (parquet.Writer.BytesWritten) for the rollover
 // check against hoodie.parquet.max.file.size. Below the limit a cheaper bound is enough
 // (BytesWrittenBound: it does not learn compression ratios), since the check's outcome
@@ -178,6 +307,9 @@ func (f *fileWriter) addKeys(keys *array.String) {
 func (f *fileWriter) fileName() string { return path.Base(f.path) }
 
 func (f *fileWriter) size() int64 {
+	if !f.pwFed {
+		return f.heldBytes // below MaxFileSize/8: the same rollover decision as the writer's bound
+	}
 	if b := f.pw.BytesWrittenBound(); b < f.maxSize {
 		return b
 	}
@@ -186,7 +318,12 @@ func (f *fileWriter) size() int64 {
 
 // close finishes the file and its write stat.
 func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.WriteStat, error) {
+	if err := f.writeHeld(); err != nil {
+		_ = storage.Abort(f.out)
+		return f.stat, err
+	}
 	if !f.noKeys {
+		f.makeFilter()
 		f.pw.AddKeyValue(parquet.KeyBloomFilter, f.filter.Serialize())
 		if f.filter.Type() == "DYNAMIC_V0" {
 			f.pw.AddKeyValue(parquet.KeyBloomFilterType, string(f.filter.Type()))
@@ -197,7 +334,7 @@ func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.
 		f.pw.AddKeyValue(parquet.KeyMaxRecordKey, f.maxKey)
 	}
 	if err := f.pw.Close(); err != nil {
-		f.out.Close()
+		_ = storage.Abort(f.out) // a base file without its footer must not appear
 		return f.stat, fmt.Errorf("close %s: %w", f.path, err)
 	}
 	if err := f.out.Close(); err != nil {
@@ -219,10 +356,13 @@ func (f *fileWriter) close(st storage.Storage, ctx context.Context) (commitmeta.
 	return f.stat, nil
 }
 
-// abort closes a file that will not be committed; the rollback deletes it.
+// abort drops a file that will not be committed: it does not appear (its marker stays
+// for the rollback, which finds nothing to delete).
 func (f *fileWriter) abort() {
+	releaseRecords(f.held)
+	f.held = nil
 	f.pw.Close()
-	f.out.Close()
+	_ = storage.Abort(f.out)
 }
 
 func releaseArrays(a []arrow.Array) {

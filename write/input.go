@@ -81,10 +81,13 @@ const isDeletedField = "_hoodie_is_deleted"
 // conformed schema has none). With compact (compactInput) it keeps no record per row but
 // the rows grouped by partition (in.grouped), having checked every row's key.
 func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
-	gen *keygen.Generator, orderingField string, deletes [][]bool, compact bool) (*inputSet, error) {
+	gen *keygen.Generator, orderingField string, requireOrdering bool, deletes [][]bool, compact bool) (*inputSet, error) {
 	in := &inputSet{schema: writeSchema, ordIdx: -1}
 	if orderingField != "" {
 		in.ordIdx = schema.FieldIndex(writeSchema, orderingField)
+	}
+	if in.ordIdx < 0 {
+		requireOrdering = false
 	}
 	delIdx := schema.FieldIndex(writeSchema, isDeletedField)
 	var total int64
@@ -111,6 +114,16 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 		if err != nil {
 			in.release()
 			return nil, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+int(b.NumRows()), err)
+		}
+		if err := schema.CheckListElements(rec, int64(row0)); err != nil {
+			rec.Release()
+			in.release()
+			return nil, err
+		}
+		if v := schema.CheckNotNull(rec); v != nil {
+			rec.Release()
+			in.release()
+			return nil, fmt.Errorf("input row %d: %w", row0+v.Row+1, v)
 		}
 		bi := int32(len(in.batches))
 		in.batches = append(in.batches, rec)
@@ -143,6 +156,13 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			}
 			if deletes != nil && deletes[bi][i] {
 				r.softDelete, r.hardDelete = true, true
+			}
+			if requireOrdering && !r.hardDelete && rec.Column(in.ordIdx).IsNull(i) {
+				// Java reads the ordering value of every record it combines with
+				// HoodieAvroUtils.getNestedFieldVal(..., returnNullIfNotFound=false), which
+				// throws this HoodieException for a null value.
+				in.release()
+				return nil, fmt.Errorf("input row %d (record key %q): The value of %s can not be null (the ordering/precombine field needs a value)", row0+i+1, key, writeSchema.Field(in.ordIdx).Name)
 			}
 			if compact {
 				grouper.add(part, r.softDelete)

@@ -208,7 +208,7 @@ func writeNew(ctx context.Context, st storage.Storage, p string, body []byte) er
 		return err
 	}
 	if _, err := out.Write(body); err != nil {
-		out.Close()
+		_ = storage.Abort(out) // publish no truncated log file
 		return err
 	}
 	return out.Close()

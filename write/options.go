@@ -61,7 +61,13 @@ const (
 
 // Options configure a write. Zero values take Hudi 0.14.1's defaults (see withDefaults).
 type Options struct {
-	Operation Operation
+	// WriterProps are the write's explicit hoodie.* settings. Those hoodie.properties
+	// lacks configure the key generator: Spark 0.14 keeps writer-level key generator
+	// settings (hoodie.keygen.timebased.*) out of hoodie.properties, so a writer must give
+	// them again on every write. The table's own values win (a contradicting setting is
+	// refused before the write).
+	WriterProps map[string]string
+	Operation   Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string
 	// PopulateMetaFields is hoodie.populate.meta.fields as the write sets it; nil means
@@ -75,6 +81,10 @@ type Options struct {
 	MaxFileSize int64
 	// SmallFileLimit is hoodie.parquet.small.file.limit (100 MiB).
 	SmallFileLimit int64
+	// SmallFileGroupCandidates is hoodie.merge.small.file.group.candidates.limit: how many
+	// small log-free base files per partition a merge-on-read upsert routes inserts into
+	// (nil = 1, the default).
+	SmallFileGroupCandidates *int
 	// RecordSizeEstimate is hoodie.copyonwrite.record.size.estimate (1024), used until
 	// earlier commits give a better average.
 	RecordSizeEstimate int64
@@ -174,6 +184,10 @@ func (o Options) withDefaults() Options {
 		o.SmallFileLimit = 0
 	} else if o.SmallFileLimit == 0 {
 		o.SmallFileLimit = 100 << 20
+	}
+	if o.SmallFileGroupCandidates == nil {
+		one := 1
+		o.SmallFileGroupCandidates = &one
 	}
 	if o.RecordSizeEstimate <= 0 {
 		o.RecordSizeEstimate = 1024

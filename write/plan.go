@@ -39,6 +39,11 @@ type mergeJob struct {
 	slice   *fsview.FileSlice
 	changes []incoming // updates and deletes of stored keys
 	inserts []incoming // new keys routed into this (small) file
+	// rewrite (merge-on-read): the slice is a small file that inserts were routed into, so
+	// its changes and inserts are merged into a new base file version rather than appended
+	// to a log (BaseSparkDeltaCommitActionExecutor.handleUpdate for the partitioner's
+	// small file ids, Hudi 0.14).
+	rewrite bool
 }
 
 // createJob writes new file groups in a partition.
@@ -298,22 +303,7 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 	m, order := byPartition(inserts)
 	for _, p := range order {
 		rs := m[p]
-		var small []*fsview.FileSlice
-		for _, g := range w.view.Groups {
-			if w.mor {
-				// Merge-on-read inserts go to new base files (as Java does for indexes
-				// that cannot index log files): small-file routing would rewrite or
-				// log-append them, which is left for later.
-				break
-			}
-			if g.Partition != p {
-				continue
-			}
-			if sl := g.Latest(); sl.Base != nil && sl.Base.Size < w.o.SmallFileLimit {
-				small = append(small, sl)
-			}
-		}
-		sort.Slice(small, func(i, j int) bool { return small[i].Base.Size < small[j].Base.Size })
+		small := w.smallFiles(p)
 		for _, sl := range small {
 			if len(rs) == 0 {
 				break
@@ -324,6 +314,7 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 			}
 			n := min(room, len(rs))
 			job(sl).inserts = append(job(sl).inserts, rs[:n]...)
+			job(sl).rewrite = w.mor
 			rs = rs[n:]
 		}
 		if len(rs) > 0 {
@@ -331,6 +322,43 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 		}
 	}
 	return nil
+}
+
+// smallFiles returns the file slices of partition p that inserts are routed into, smallest
+// first: on copy-on-write tables every latest base file smaller than
+// hoodie.parquet.small.file.limit (UpsertPartitioner.getSmallFiles); on merge-on-read
+// tables, as Java 0.14's SparkUpsertDeltaCommitPartitioner.getSmallFileCandidates does for
+// indexes that cannot index log files, only latest slices with a base file and no log
+// files, outside pending compactions, at most hoodie.merge.small.file.group.candidates.limit
+// of them (a slice with log files cannot be padded without compacting it). Its inserts
+// then rewrite the base file (mergeJob.rewrite). With the INMEMORY index, which can index
+// log files, Java appends inserts to small slices' logs instead; hudi-go writes them to
+// new file groups (not yet matched).
+func (w *writer) smallFiles(p string) []*fsview.FileSlice {
+	if w.mor && (w.o.IndexType == IndexInMemory || len(w.t.Timeline.DataInstants()) == 0) {
+		return nil
+	}
+	var small []*fsview.FileSlice
+	for _, g := range w.view.Groups {
+		if g.Partition != p {
+			continue
+		}
+		sl := g.Latest()
+		if sl == nil || sl.Base == nil || sl.Base.Size >= w.o.SmallFileLimit {
+			continue
+		}
+		if w.mor {
+			if _, compacting := w.pendingCompaction[sl.Partition+"/"+string(sl.FileID)]; compacting || len(sl.Logs) > 0 {
+				continue
+			}
+		}
+		small = append(small, sl)
+	}
+	sort.SliceStable(small, func(i, j int) bool { return small[i].Base.Size < small[j].Base.Size })
+	if w.mor && len(small) > *w.o.SmallFileGroupCandidates {
+		small = small[:max(0, *w.o.SmallFileGroupCandidates)]
+	}
+	return small
 }
 
 // averageRecordSize is the bytes per record (rounded up) of the latest commit that wrote
@@ -382,8 +410,8 @@ func (w *writer) execute(ctx context.Context, env *writeEnv, pl *plan) ([]commit
 	}
 	var tasks []task
 	for _, j := range pl.merges {
-		tasks = append(tasks, task{ioBound: w.mor, run: func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
-			if w.mor {
+		tasks = append(tasks, task{ioBound: w.mor && !j.rewrite, run: func(ctx context.Context, id int) ([]commitmeta.WriteStat, error) {
+			if w.mor && !j.rewrite {
 				return w.appendLog(ctx, env, j, id)
 			}
 			s, err := w.mergeFile(ctx, env, j, id)
@@ -568,6 +596,18 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	var seq, updated, deleted int64
 	replacing := make([]incoming, 0, len(j.changes))
 	consumed := make([]bool, len(all))
+	// PartialUpdateAvroPayload: a stored record an incoming one updates is merged with it
+	// field by field (partial.go); the stored rows are kept for that, data columns only.
+	partial := isPartialUpdate(w.o.PayloadClass)
+	var partialStored []arrow.Record
+	var partialPicks [][2]rowRef // (incoming, stored) as (batch, row)
+	var partialRecs []incoming
+	var partialStoredNewer []bool
+	defer func() {
+		for _, r := range partialStored {
+			r.Release()
+		}
+	}()
 	ordIdx := -1
 	if w.ordering != "" {
 		ordIdx = schema.FieldIndex(env.outSchema, w.ordering)
@@ -595,7 +635,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		n := pf.NumRows()
 		f, ok := bloom.Resume(bloom.Type(env.opts.BloomType), env.bloomOptions(), s, typ, n)
 		if ok && bloom.OrderFree(f, n, int64(len(all))) {
-			fw.filter, fw.knownKeys = f, true
+			fw.resumeFilter(f)
 		}
 	}
 	err = readBase(ctx, w.t, env, sl, onOpen, func(rec arrow.Record) error {
@@ -625,6 +665,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				keep.Release()
 			}
 		}()
+		var storedRows []int32 // rows of rec kept for partial-update merges
 		for i := 0; i < n; i++ {
 			key, valid, err := keyOf(i)
 			if err != nil {
@@ -639,6 +680,20 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			}
 			consumed[ci] = true
 			c := all[ci]
+			if partial && !c.softDelete && !c.hardDelete {
+				newer := false
+				if ordIdx >= 0 {
+					cmp, ok := merge.OrderingAt(rec.Column(ordIdx), i).Compare(w.in.ordering(c))
+					newer = ok && cmp > 0
+				}
+				drop(i)
+				updated++
+				partialPicks = append(partialPicks, [2]rowRef{{int(c.batch), int(c.row)}, {len(partialStored), len(storedRows)}})
+				partialRecs = append(partialRecs, c)
+				partialStoredNewer = append(partialStoredNewer, newer)
+				storedRows = append(storedRows, int32(i))
+				continue
+			}
 			if !c.hardDelete && ordIdx >= 0 && w.rules.KeepBase(merge.OrderingAt(rec.Column(ordIdx), i), w.in.ordering(c)) {
 				if keep != nil {
 					keep.Append(true) // the stored record is newer by event time
@@ -652,6 +707,13 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				updated++
 				replacing = append(replacing, c)
 			}
+		}
+		if len(storedRows) > 0 {
+			data, err := takeDataRows(ctx, env.mem, rec, w.in.schema, storedRows)
+			if err != nil {
+				return fmt.Errorf("merge %s: %w", sl.Base.Path, err)
+			}
+			partialStored = append(partialStored, data)
 		}
 		kept := rec
 		if keep != nil {
@@ -681,6 +743,23 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			deleted++ // a delete of a key the file does not hold: counted, nothing written
 		default:
 			inserts = append(inserts, c)
+		}
+	}
+	if len(partialRecs) > 0 {
+		rows, err := w.partialMerged(ctx, env, partialPicks, partialStored, partialStoredNewer, partialRecs, sl.Partition, name, task, &seq)
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
+		}
+		for _, r := range rows {
+			if err == nil {
+				err = fw.write(r) // stored keys: a resumed filter holds them already
+			}
+			r.Release()
+		}
+		if err != nil {
+			fw.abort()
+			return commitmeta.WriteStat{}, err
 		}
 	}
 	for bi, batch := range [][]incoming{replacing, inserts} {

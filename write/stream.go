@@ -258,6 +258,14 @@ func (s *streamer) route(ctx context.Context, b arrow.Record, row0 int64, delIdx
 		return false, fmt.Errorf("input rows %d–%d: %w", row0+1, row0+b.NumRows(), err)
 	}
 	defer full.Release()
+	if err := schema.CheckListElements(full, row0); err != nil {
+		return false, err
+	}
+	if v := schema.CheckNotNull(full); v != nil {
+		// A streamed write cannot look ahead: the failed instant is rolled back by the
+		// next writer, and nothing of it is committed.
+		return false, fmt.Errorf("input row %d: %w", row0+int64(v.Row)+1, v)
+	}
 	data := full
 	if s.fileSchema.NumFields() != s.rowSchema.NumFields() {
 		data = array.NewRecordBatch(s.fileSchema, full.Columns()[:s.fileSchema.NumFields()], full.NumRows())

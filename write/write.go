@@ -27,7 +27,7 @@ import (
 )
 
 // ErrUnsupported marks tables or settings the writer does not handle yet.
-var ErrUnsupported = errors.New("not supported by the hudi-go writer yet")
+var ErrUnsupported = table.ErrUnsupportedWrite
 
 // Write applies one operation with the given input batches (in the table's columns; any
 // _hoodie_* columns are ignored) and commits it. On error nothing is committed: files
@@ -67,7 +67,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, deletes, compactInput(o))
+	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, needsOrdering(o), deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,13 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	case o.Operation == Upsert && *o.CombineBeforeUpsert,
 		o.Operation == Delete && *o.CombineBeforeDelete,
 		(o.Operation == Insert || o.Operation == BulkInsert || o.Operation == InsertOverwrite || o.Operation == InsertOverwriteTable) && *o.CombineBeforeInsert:
-		in.precombine(isGlobal(o.IndexType))
+		if isPartialUpdate(o.PayloadClass) {
+			if err := in.precombinePartial(ctx, o.Mem, isGlobal(o.IndexType)); err != nil {
+				return nil, err
+			}
+		} else {
+			in.precombine(isGlobal(o.IndexType))
+		}
 	}
 
 	listing, err := t.List(ctx)
@@ -152,6 +158,20 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	return res, nil
 }
 
+// needsOrdering reports whether the write reads every record's ordering value, so that a
+// null one fails: Java 0.14's HoodieSparkSqlWriter combines (and reads the precombine
+// field of) every record of an upsert, and of an insert when hoodie.combine.before.insert
+// is set (HoodieCreateRecordUtils; shouldCombine).
+func needsOrdering(o Options) bool {
+	switch o.Operation {
+	case Upsert:
+		return true
+	case Insert, BulkInsert, InsertOverwrite, InsertOverwriteTable:
+		return *o.CombineBeforeInsert
+	}
+	return false
+}
+
 // openForWrite checks that the write can go ahead and returns the table as it is now,
 // failed writes rolled back (their instants in the result), o with its defaults, and the
 // release of the table lock. In single-writer mode the write holds the lock from here to
@@ -165,6 +185,9 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 		return nil, o, nil, release, err
 	}
 	if err := checkMetaFieldsSetting(t, o); err != nil {
+		return nil, o, nil, release, err
+	}
+	if err := checkPartialUpdate(o); err != nil {
 		return nil, o, nil, release, err
 	}
 	if o.Parallelism <= 0 {
@@ -202,10 +225,8 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 			return nil, o, nil, release, err
 		}
 	}
-	if had, err := t.DisableMetadataTable(ctx, o.Now()); err != nil {
+	if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
 		return nil, o, nil, release, err
-	} else if had {
-		o.Logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	}
 	if len(rolled) > 0 {
 		if t, err = t.Reopen(ctx); err != nil {
@@ -301,6 +322,9 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 // key generator over it. Write and WriteReader start with it.
 func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (writeSchema *arrow.Schema, avroSchema string,
 	rows *arrow.Schema, gen *keygen.Generator, err error) {
+	if err := checkDeleteHasPartitionColumns(t, input, o); err != nil {
+		return nil, "", nil, nil, err
+	}
 	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o); err != nil {
 		return nil, "", nil, nil, err
 	}
@@ -313,28 +337,42 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
 		return nil, "", nil, nil, err
 	}
-	if gen, err = tableKeyGen(t, rows); err != nil {
+	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
 		return nil, "", nil, nil, err
 	}
 	return writeSchema, avroSchema, rows, gen, nil
 }
 
-func tableKeyGen(t *table.Table, rows *arrow.Schema) (*keygen.Generator, error) {
-	gen, err := keygen.New(keygen.Options{
-		KeyGenerator:    t.Config.KeyGenerator(),
-		RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(),
-		HiveStyle:       t.Config.HiveStylePartitioning(),
-		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           t.Config.Props.Map(),
-	}, rows)
-	if err != nil {
-		return nil, fmt.Errorf("key generator: %w", err)
+// checkDeleteHasPartitionColumns refuses a delete whose rows lack the partition columns
+// under a non-global index: the index looks a key up only in the partition the row names,
+// so such a delete would find nothing and report 0 deleted. Java computes the
+// default partition for the missing value and deletes nothing without an error; refusing
+// is hudi-go's choice (docs/writing.md).
+func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Options) error {
+	if o.Operation != Delete || input == nil || isGlobal(o.IndexType) {
+		return nil
 	}
-	return gen, nil
+	var missing []string
+	for _, f := range t.Config.PartitionFields() {
+		if schema.FieldIndex(input, f) < 0 {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("delete: the input rows lack the partition column(s) %s, which the %s index needs to find their records (add them, or use a GLOBAL_SIMPLE or GLOBAL_BLOOM index)",
+			strings.Join(missing, ", "), o.IndexType)
+	}
+	return nil
+}
+
+func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]string) (*keygen.Generator, error) {
+	return t.Config.KeyGen(rows, writerProps)
 }
 
 func checkWritable(t *table.Table) error {
+	if err := t.CheckWritableFeatures(); err != nil {
+		return err
+	}
 	switch {
 	case t.Version != spec.TableVersion6:
 		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)
@@ -385,8 +423,12 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 		}
 		return tableSchema, tableAvro, nil
 	}
-	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns)
+	// A partial-update payload takes a missing column as nulls, which keep stored values.
+	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
 	if err != nil {
+		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+	}
+	if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
 		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
 	}
 	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
@@ -461,7 +503,7 @@ func writePartitionMetadata(ctx context.Context, st storage.Storage, partition s
 		return fmt.Errorf("partition metadata: %w", err)
 	}
 	if _, err := w.Write([]byte(sb.String())); err != nil {
-		w.Close()
+		_ = storage.Abort(w)
 		return err
 	}
 	return w.Close()

@@ -78,9 +78,36 @@ type Options struct {
 // New creates an empty filter sized like Java's BloomFilterFactory.createBloomFilter,
 // always with Murmur hashing.
 func New(t Type, o Options) (Filter, error) {
+	t, o, k, bits, err := params(t, o)
+	if err != nil {
+		return nil, err
+	}
+	if t == Simple {
+		return &simpleFilter{v: newVector(k, hashMurmur, bits)}, nil
+	}
+	return &dynamicFilter{
+		k: k, hashType: hashMurmur, size: bits,
+		nr: int32(o.NumEntries), maxNr: int32(o.MaxEntries),
+		rows: []*vector{newVector(k, hashMurmur, bits)},
+	}, nil
+}
+
+// VectorBytes is the size of the bit vector New(t, o) allocates (one row of a DYNAMIC_V0
+// filter), without allocating it; it validates o as New does. A writer holding many open
+// files keeps their keys instead of a filter until the keys would take this much.
+func VectorBytes(t Type, o Options) (int, error) {
+	_, _, _, bits, err := params(t, o)
+	if err != nil {
+		return 0, err
+	}
+	return nBytes(bits), nil
+}
+
+// params validates t and o (defaults applied) and computes the hash count and bit size.
+func params(t Type, o Options) (Type, Options, int32, int32, error) {
 	t = canonicalType(string(t))
 	if t != Simple && t != DynamicV0 {
-		return nil, fmt.Errorf("bloom: unknown filter type %q (want %q or %q)", t, Simple, DynamicV0)
+		return t, o, 0, 0, fmt.Errorf("bloom: unknown filter type %q (want %q or %q)", t, Simple, DynamicV0)
 	}
 	if o.NumEntries == 0 {
 		o.NumEntries = DefaultNumEntries
@@ -92,13 +119,13 @@ func New(t Type, o Options) (Filter, error) {
 		o.MaxEntries = DefaultMaxEntries
 	}
 	if o.NumEntries < 0 || o.NumEntries > math.MaxInt32 {
-		return nil, fmt.Errorf("bloom: NumEntries %d out of range (1..%d)", o.NumEntries, math.MaxInt32)
+		return t, o, 0, 0, fmt.Errorf("bloom: NumEntries %d out of range (1..%d)", o.NumEntries, math.MaxInt32)
 	}
 	if !(o.FPP > 0 && o.FPP < 1) {
-		return nil, fmt.Errorf("bloom: FPP %v must be in (0, 1)", o.FPP)
+		return t, o, 0, 0, fmt.Errorf("bloom: FPP %v must be in (0, 1)", o.FPP)
 	}
 	if o.MaxEntries < 0 || o.MaxEntries > math.MaxInt32 {
-		return nil, fmt.Errorf("bloom: MaxEntries %d out of range (1..%d)", o.MaxEntries, math.MaxInt32)
+		return t, o, 0, 0, fmt.Errorf("bloom: MaxEntries %d out of range (1..%d)", o.MaxEntries, math.MaxInt32)
 	}
 	// BloomFilterUtils.getBitSize / getNumHashes, evaluated in the same order as Java
 	// so the doubles round identically.
@@ -107,18 +134,11 @@ func New(t Type, o Options) (Filter, error) {
 	if bitsF > math.MaxInt32 {
 		// Java's (int) cast would saturate to Integer.MAX_VALUE bits; refuse instead of
 		// silently building a 256 MiB filter with the wrong false-positive rate.
-		return nil, fmt.Errorf("bloom: NumEntries %d at FPP %v needs %.0f bits, more than the int32 vector size Java allows", o.NumEntries, o.FPP, bitsF)
+		return t, o, 0, 0, fmt.Errorf("bloom: NumEntries %d at FPP %v needs %.0f bits, more than the int32 vector size Java allows", o.NumEntries, o.FPP, bitsF)
 	}
 	bits := int32(bitsF)
 	k := int32(math.Ceil(ln2 * float64(bits) / float64(o.NumEntries)))
-	if t == Simple {
-		return &simpleFilter{v: newVector(k, hashMurmur, bits)}, nil
-	}
-	return &dynamicFilter{
-		k: k, hashType: hashMurmur, size: bits,
-		nr: int32(o.NumEntries), maxNr: int32(o.MaxEntries),
-		rows: []*vector{newVector(k, hashMurmur, bits)},
-	}, nil
+	return t, o, k, bits, nil
 }
 
 // canonicalType maps a type code the way BloomFilterFactory does (equalsIgnoreCase).

@@ -13,6 +13,8 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,8 +33,10 @@ const DefaultBatchSize = 8192
 // float64); decimals may be strings or numbers but must not lose digits; timestamps may carry any
 // RFC 3339 offset (or none: UTC) and date-only or "YYYY-MM-DD HH:MM:SS" forms; binary is
 // standard base64 (padding optional); a map is an array of {"key":k,"value":v} or, for string
-// keys, a JSON object; missing nullable columns and struct fields are null. Unknown columns and
-// nulls in non-nullable fields are errors naming the line and column. Blank lines are skipped.
+// keys, a JSON object; missing nullable columns and struct fields are null (unless
+// RequireColumns names them). Unknown columns, nulls in non-nullable fields, numbers for
+// timestamps and dates, and invalid UTF-8 are errors naming the line and column. A leading
+// UTF-8 byte-order mark and blank lines are skipped.
 type Decoder struct {
 	r         *bufio.Reader
 	schema    *arrow.Schema
@@ -41,6 +45,17 @@ type Decoder struct {
 	line      int
 	err       error // sticky: after the first error the decoder returns it forever
 	byName    map[string]int
+	// required are the columns every row must name (RequireColumns), with the hint
+	// appended to the error for a row that lacks some.
+	required     []string
+	requiredHint string
+}
+
+// RequireColumns makes a row that lacks any of the named columns (an explicit null
+// counts as present) an error naming the line and every missing column, followed by
+// hint. Without it a missing nullable column is null.
+func (d *Decoder) RequireColumns(names []string, hint string) {
+	d.required, d.requiredHint = names, hint
 }
 
 // NewDecoder returns a Decoder reading r. batchSize <= 0 means DefaultBatchSize.
@@ -94,6 +109,16 @@ func (d *Decoder) Next() (arrow.RecordBatch, error) {
 			break
 		}
 		d.line++
+		if d.line == 1 {
+			// A UTF-8 byte-order mark (editors on Windows write one) is not JSON.
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if !utf8.Valid(line) {
+			// encoding/json would silently turn invalid bytes into U+FFFD.
+			d.err = fmt.Errorf("jsonl: line %d: invalid UTF-8 at byte %d of the line", d.line, invalidUTF8At(line)+1)
+			discardBuilder(b)
+			return nil, d.err
+		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -145,6 +170,15 @@ func (d *Decoder) appendRow(b *array.RecordBuilder, line []byte, seen []bool) er
 			return fmt.Errorf("jsonl: line %d: unknown column %q (schema columns: %s)", d.line, name, fieldNames(d.schema))
 		}
 	}
+	var missing []string
+	for _, name := range d.required {
+		if _, ok := obj[name]; !ok {
+			missing = append(missing, strconv.Quote(name))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("jsonl: line %d: missing column(s) %s%s", d.line, strings.Join(missing, ", "), d.requiredHint)
+	}
 	clear(seen)
 	for i, f := range d.schema.Fields() {
 		val, present := obj[f.Name]
@@ -163,6 +197,18 @@ func (d *Decoder) appendRow(b *array.RecordBuilder, line []byte, seen []bool) er
 		}
 	}
 	return nil
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 func jsonKind(v any) string {
@@ -282,12 +328,9 @@ func timestampJSON(v any, unit arrow.TimeUnit) (int64, error) {
 	perSec := unitsPerSecond(unit)
 	switch x := v.(type) {
 	case json.Number:
-		// A bare integer is taken as a count of the column's unit.
-		n, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid timestamp %s", x)
-		}
-		return n, nil
+		// A bare number is ambiguous (seconds? milliseconds? microseconds?): taking it as
+		// the column's unit turned epoch milliseconds into dates in 1970.
+		return 0, fmt.Errorf("a JSON number (%s) is not a timestamp: write an RFC 3339 string, e.g. \"2023-11-14T22:13:20Z\" or \"2023-11-14T23:13:20.123456+01:00\"", x)
 	case string:
 		secs, nanos, err := ParseTimestamp(x)
 		if err != nil {
@@ -315,6 +358,9 @@ func timeOfDayJSON(v any, unit arrow.TimeUnit) (int64, error) {
 }
 
 func dateJSON(v any) (int64, error) {
+	if n, ok := v.(json.Number); ok {
+		return 0, fmt.Errorf("a JSON number (%s) is not a date: write an RFC 3339 full-date string, e.g. \"2023-11-14\"", n)
+	}
 	s, err := stringJSON(v)
 	if err != nil {
 		return 0, err

@@ -47,7 +47,7 @@ func TestDecodeLenientForms(t *testing.T) {
 			`{"ts":"2023-04-01T17:01:00.500000Z","d":"-1.00","bin":null,"m":null,"s":null}`},
 		{`{"ts":"1969-12-31","d":"9999.99"}`,
 			`{"ts":"1969-12-31T00:00:00.000000Z","d":"9999.99","bin":null,"m":null,"s":null}`},
-		{`{"ts":1680368460000000}`,
+		{"\xef\xbb\xbf" + `{"ts":"2023-04-01T17:01:00Z"}`,
 			`{"ts":"2023-04-01T17:01:00.000000Z","d":null,"bin":null,"m":null,"s":null}`},
 		{"\n  \n{}\n\n", `{"ts":null,"d":null,"bin":null,"m":null,"s":null}`},
 	}
@@ -72,6 +72,9 @@ func TestDecodeErrors(t *testing.T) {
 		{Name: "l", Type: arrow.ListOf(arrow.FixedWidthTypes.Date32), Nullable: true},
 		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "fb", Type: &arrow.FixedSizeBinaryType{ByteWidth: 2}, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
 	cases := []struct{ in, want string }{
 		{`{"id":1}` + "\n" + `{"id":2,"bogus":1}`, `line 2: unknown column "bogus"`},
@@ -89,6 +92,11 @@ func TestDecodeErrors(t *testing.T) {
 		{`[1]`, `expected a JSON object, got an array`},
 		{`{"id":1} x`, `text after the JSON object`},
 		{`{"id":`, `line 1: invalid JSON`},
+		{`{"id":1,"ts":1700000000000}`, `line 1, column "ts": a JSON number (1700000000000) is not a timestamp: write an RFC 3339 string, e.g. "2023-11-14T22:13:20Z"`},
+		{`{"id":1,"day":19700}`, `line 1, column "day": a JSON number (19700) is not a date: write an RFC 3339 full-date string, e.g. "2023-11-14"`},
+		{`{"id":1,"l":[19700]}`, `column "l": [0]: a JSON number (19700) is not a date`},
+		{`{"id":1}` + "\n" + `{"id":2,"f":1,"s":"caf` + "\xe9" + `"}`, `jsonl: line 2: invalid UTF-8 at byte 23 of the line`},
+		{"{\"id\":1}\n\xef\xbb\xbf{\"id\":2}", `line 2: invalid JSON`}, // a BOM only starts the input
 	}
 	for _, tc := range cases {
 		_, err := decodeOne(t, mem, schema, tc.in)
@@ -224,6 +232,30 @@ func TestFixtureSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeRequiredColumns: with RequireColumns a row must name every listed column (null
+// is a value); the error names the line and all missing columns.
+func TestDecodeRequiredColumns(t *testing.T) {
+	mem := checkedMem(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "amt", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "_hoodie_commit_time", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	in := `{"id":"a","amt":1,"city":"sf"}` + "\n" + `{"id":"b","amt":null,"city":"sf"}` + "\n\n" + `{"id":"c"}`
+	d := NewDecoder(strings.NewReader(in), schema, mem, 0)
+	d.RequireColumns([]string{"id", "amt", "city"}, "; see the hint")
+	_, err := d.Next()
+	want := `jsonl: line 4: missing column(s) "amt", "city"; see the hint`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	// Without it the missing columns are null.
+	if got, err := decodeOne(t, mem, schema, `{"id":"c"}`); err != nil || !strings.Contains(got, `"amt":null`) {
+		t.Errorf("got %s, %v", got, err)
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	golden, _ := os.ReadFile(filepath.Join("testdata", "all_types.golden"))
 	for _, line := range strings.Split(string(golden), "\n") {
@@ -233,6 +265,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`{"ts_ns":"-9999999-01-01T00:00:00Z"}`)
 	f.Add(`{"imap":{"a":1}}`)
 	f.Add(`{"flist":[1]}`)
+	f.Add("\xef\xbb\xbf{\"flist\":[1]}")
+	f.Add("{\"s\":\"\xff\"}")
+	f.Add(`{"ts_us":1700000000000}`)
 	mem := memory.NewGoAllocator()
 	schema := func() *arrow.Schema {
 		// Reuse the all-types schema; building it via allTypesRecord would decode too.

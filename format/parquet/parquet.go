@@ -52,6 +52,15 @@ type Footer struct {
 // Footer returns the file's decoded footer.
 func (f *File) Footer() Footer { return Footer{md: f.pr.MetaData()} }
 
+// Size is the encoded length of the footer, about what its decoded form holds in memory
+// (its key/values, Hudi's bloom filter first, are kept as decoded strings).
+func (ft Footer) Size() int {
+	if ft.md == nil {
+		return 0
+	}
+	return ft.md.Size()
+}
+
 // OpenWithFooter is Open with the footer decoded by an earlier Open of the same file
 // (same path and size: base files are immutable).
 func OpenWithFooter(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSize int64, ft Footer) (*File, error) {
@@ -78,6 +87,17 @@ func open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSiz
 	}
 	if batchSize <= 0 {
 		batchSize = 8192
+	}
+	if md := pr.MetaData(); md != nil {
+		// Lists of lists and of maps in parquet-avro's 2-level form (layout.go).
+		sc, err := readLayout(md.Schema)
+		if err != nil {
+			pr.Close()
+			return nil, fmt.Errorf("parquet file %s: schema: %w", name, err)
+		}
+		if sc != nil {
+			md.Schema = sc
+		}
 	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: batchSize, Parallel: false}, mem)
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package cli is the `hudi` command tree. Each command computes a typed result and renders
 // it as text or JSON; stdout carries only results, errors go to stderr.
 //
-// Exit status: 0 success, 1 runtime error, 2 usage error.
+// Exit status: 0 success, 1 runtime error, 2 usage error, 3 a write committed but an
+// inline table service after it failed (the result is printed: do not retry the write).
 package cli
 
 import (
@@ -14,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hudi-go/hudi"
 )
 
 // Exit codes of the CLI contract.
@@ -21,6 +24,10 @@ const (
 	ExitOK      = 0
 	ExitRuntime = 1
 	ExitUsage   = 2
+	// ExitServiceFailed: the write committed (its result is on stdout, instant included),
+	// then an inline table service (compaction, clustering, clean, archival) failed.
+	// Retrying the write would write its rows twice.
+	ExitServiceFailed = 3
 )
 
 // usageError marks errors in how the command was called.
@@ -68,6 +75,10 @@ cluster, clean, archive, rollback, savepoint).`,
 		return ExitOK
 	}
 	fmt.Fprintln(stderr, "hudi:", err)
+	var se *hudi.ServiceError
+	if errors.As(err, &se) {
+		return ExitServiceFailed
+	}
 	var u usageError
 	if errors.As(err, &u) || isCobraUsage(err) {
 		return ExitUsage

@@ -20,6 +20,7 @@ func newReadCmd(e *env) *cobra.Command {
 		format, asOf, begin, end, columns, filter string
 		readOptimized, incremental, noMeta        bool
 		limit, batchSize                          int
+		sets                                      []string
 	)
 	cmd := &cobra.Command{
 		Use:   "read TABLE",
@@ -50,8 +51,12 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
+			settings, err := parseSettings(sets)
+			if err != nil {
+				return err
+			}
 			opts := hudi.ScanOptions{AsOf: asOf, ReadOptimized: readOptimized, Incremental: incremental,
-				Begin: begin, End: end, Filter: filter, BatchSize: batchSize}
+				Begin: begin, End: end, Filter: filter, BatchSize: batchSize, Settings: settings}
 			if columns != "" {
 				for _, c := range strings.Split(columns, ",") {
 					if c = strings.TrimSpace(c); c != "" {
@@ -74,6 +79,7 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 	f.IntVar(&limit, "limit", 0, "return at most N rows (0 = all)")
 	f.IntVar(&batchSize, "batch-size", 8192, "rows per record batch")
 	f.BoolVar(&noMeta, "no-meta", false, "leave out the _hoodie_* meta columns")
+	f.StringArrayVar(&sets, "set", nil, "key generator setting (hoodie.keygen.*=value) for a table without meta fields whose hoodie.properties lacks it (repeatable)")
 	return cmd
 }
 

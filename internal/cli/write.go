@@ -19,6 +19,7 @@ import (
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/format/jsonl"
 	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 )
 
@@ -57,15 +58,22 @@ func newCreateCmd(e *env) *cobra.Command {
 			if ddl == "" {
 				return usagef("--schema is required, e.g. --schema 'uuid STRING, ts BIGINT, fare DOUBLE, city STRING'")
 			}
-			if keys == "" {
-				return usagef("--record-key is required")
-			}
-			if name == "" {
-				name = filepath.Base(filepath.Clean(args[0]))
-			}
 			settings, err := parseSettings(sets)
 			if err != nil {
 				return err
+			}
+			_, keySet := settings["hoodie.table.recordkey.fields"]
+			if _, ok := settings["hoodie.datasource.write.recordkey.field"]; ok {
+				keySet = true
+			}
+			if keys == "" && !keySet {
+				return usagef("--record-key is required")
+			}
+			if _, ok := settings["hoodie.table.name"]; name == "" && !ok {
+				name = filepath.Base(filepath.Clean(args[0]))
+			}
+			if !cmd.Flags().Changed("type") {
+				typ = "" // cow, unless hoodie.table.type says otherwise
 			}
 			t, err := hudi.Create(cmd.Context(), args[0], hudi.CreateOptions{Name: name, Database: database, Type: typ,
 				RecordKeyFields: splitList(keys), PartitionFields: splitList(partitionBy), PrecombineField: precombine,
@@ -120,8 +128,13 @@ the input are ignored. delete needs only the record key and partition columns.`,
 			if err != nil {
 				return err
 			}
-			if op == "" {
+			if !cmd.Flags().Changed("op") {
+				// hoodie.datasource.write.operation may name it; else upsert. An explicit
+				// --op that the setting contradicts is refused by the write.
 				op = "upsert"
+				if v, ok := settings["hoodie.datasource.write.operation"]; ok {
+					op = v
+				}
 			}
 			if input == "" && op != "delete_partition" {
 				return usagef("--input is required for %s (use - for stdin)", op)
@@ -166,33 +179,51 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		// first (Table.WriteReader).
 		var rdr array.RecordReader
 		var done func()
-		if rdr, done, err = inputReader(ctx, t, input, inputFormat); err != nil {
+		if rdr, done, err = inputReader(ctx, t, input, inputFormat, requireAllColumns(t, op, settings), deleteColumns(t, op, settings)); err != nil {
 			return err
 		}
 		res, err = t.WriteReader(ctx, rdr, wo)
 		rdr.Release()
 		done()
 	}
-	if err != nil {
+	var svcErr *hudi.ServiceError
+	if err != nil && (!errors.As(err, &svcErr) || res == nil) {
 		return err
 	}
+	// A write whose inline service failed after the commit still prints its result, with
+	// the failure, so that a script sees the instant and does not write the rows again.
 	if format == "json" {
-		return json.NewEncoder(e.stdout).Encode(res)
+		out := struct {
+			*hudi.WriteResult
+			Committed    bool   `json:"committed"`
+			ServiceError string `json:"service_error,omitempty"`
+		}{WriteResult: res, Committed: true}
+		if svcErr != nil {
+			out.ServiceError = svcErr.Err.Error()
+		}
+		if encErr := json.NewEncoder(e.stdout).Encode(out); encErr != nil {
+			return encErr
+		}
+		return err
 	}
 	if len(res.Partitions) > 0 {
 		fmt.Fprintf(e.stdout, "committed %s %s (%s): dropped %d partition(s): %s\n", res.Action, res.Instant, res.Operation,
 			len(res.Partitions), strings.Join(res.Partitions, ", "))
-		return nil
+		return err
 	}
 	fmt.Fprintf(e.stdout, "committed %s %s (%s): %d file(s), %d inserted, %d updated, %d deleted, %d bytes\n",
 		res.Action, res.Instant, res.Operation, res.FilesWritten, res.Records.Inserted, res.Records.Updated, res.Records.Deleted, res.Bytes)
-	return nil
+	return err
 }
 
 // inputReader returns a reader that decodes the input rows, with the table's schema (plus
 // the meta columns, which are accepted and ignored) for JSON Lines, batch by batch as it
 // is read, and done, which closes the input after the reader is released.
-func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) (array.RecordReader, func(), error) {
+//
+// With requireAll every JSON Lines row must name every table column (an explicit null is a
+// value): a missing one is an error naming the line and the columns.
+// Otherwise the rows must name each of deleteKeys.
+func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, requireAll bool, deleteKeys []string) (array.RecordReader, func(), error) {
 	var r io.Reader = os.Stdin
 	name := "stdin"
 	done := func() {}
@@ -243,8 +274,25 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string) 
 		return nil, nil, err
 	}
 	withMeta := schema.WithMetaFields(sc)
+	dec := jsonl.NewDecoder(r, withMeta, memory.DefaultAllocator, 0)
+	switch {
+	case requireAll:
+		var cols []string
+		for _, f := range sc.Fields() {
+			if !schema.IsMetaField(f.Name) {
+				cols = append(cols, f.Name)
+			}
+		}
+		dec.RequireColumns(cols, "; every table column is required (set hoodie.write.set.null.for.missing.columns=true to write nulls for missing columns)")
+	case len(deleteKeys) > 0:
+		dec.RequireColumns(deleteKeys, "; a delete needs the record key and, under a non-global index, the partition columns")
+	}
 	return array.ReaderFromIter(withMeta, func(yield func(arrow.RecordBatch, error) bool) {
-		for rec, err := range jsonl.Decode(r, withMeta, memory.DefaultAllocator, 0) {
+		for {
+			rec, err := dec.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
 			if err != nil {
 				yield(nil, fmt.Errorf("input %s: %w", name, err))
 				return
@@ -288,4 +336,42 @@ func checkPartitionsExist(ctx context.Context, t *hudi.Table, list string) error
 		}
 	}
 	return nil
+}
+
+// deleteColumns are the columns each row of a delete must name: the record key fields and,
+// under a non-global index, the partition fields (without them the index finds nothing).
+func deleteColumns(t *hudi.Table, op string, settings map[string]string) []string {
+	if op != "delete" {
+		return nil
+	}
+	cfg := t.Meta().Config
+	cols := cfg.RecordKeyFields()
+	idx := strings.ToUpper(strings.TrimSpace(settings["hoodie.index.type"]))
+	if idx != "GLOBAL_SIMPLE" && idx != "GLOBAL_BLOOM" {
+		cols = append(cols, cfg.PartitionFields()...)
+	}
+	return cols
+}
+
+// requireAllColumns reports whether input rows must carry every table column: a missing
+// column is refused, as Java 0.14 refuses an input schema that lacks a table column
+// (HoodieSparkSqlWriter.deduceWriterSchema), unless
+// hoodie.write.set.null.for.missing.columns=true, the payload is a partial-update payload
+// (null fields keep the stored value), or the operation needs only keys (delete,
+// delete_partition).
+func requireAllColumns(t *hudi.Table, op string, settings map[string]string) bool {
+	switch op {
+	case "delete", "delete_partition":
+		return false
+	}
+	for _, k := range []string{"hoodie.write.set.null.for.missing.columns", "hoodie.datasource.write.reconcile.schema"} {
+		if strings.EqualFold(strings.TrimSpace(settings[k]), "true") {
+			return false
+		}
+	}
+	payload := t.Meta().Config.PayloadClass()
+	if p, ok := settings["hoodie.datasource.write.payload.class"]; ok {
+		payload = p
+	}
+	return strings.TrimSpace(payload) != merge.PartialUpdatePayload
 }

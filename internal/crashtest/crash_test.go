@@ -358,6 +358,11 @@ func readTable(table string) (map[string]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRows(out)
+}
+
+// parseRows parses `hudi read --format jsonl` output: record key → row.
+func parseRows(out string) (map[string]map[string]any, error) {
 	rows := map[string]map[string]any{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -917,6 +922,12 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 				t.Fatalf("iteration %d: heartbeat of rolled-back instant %s remains", *iter, k)
 			}
 		}
+		// (5): no heartbeat is left that no instant names: a writer killed between starting
+		// its heartbeat and requesting its instant is dead, and the write after it removes
+		// its heartbeat (issue 25).
+		if orphans := orphanHeartbeats(t, table, tl); len(orphans) > 0 {
+			t.Fatalf("iteration %d: heartbeats of killed writers that no instant names survive the next write: %v", *iter, orphans)
+		}
 		for _, k := range killedCompleted {
 			if exists(filepath.Join(table, ".hoodie", ".temp", k)) {
 				st.markersLeft++
@@ -984,4 +995,20 @@ func loadRunConfig(t *testing.T, ci runConfig) runConfig {
 		c.duration = max(time.Until(dl)-30*time.Second, time.Second)
 	}
 	return c
+}
+
+// orphanHeartbeats lists the heartbeat files whose instant is not on the timeline.
+func orphanHeartbeats(t *testing.T, table string, tl map[string]*instant) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(table, ".hoodie", ".heartbeat"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := spec.ParseInstantTime(e.Name()); err == nil && tl[e.Name()] == nil {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

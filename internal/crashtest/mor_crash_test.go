@@ -169,6 +169,7 @@ var allCompactPoints = []string{cpExited, cpNothingToRun, cpBeforeSched, cpReque
 type morStats struct {
 	iterations, writeKills, compactKills, writes, compactions, chained int
 	recoveryKills, compactWithPending                                  int
+	overwritesUnderPlan                                                int // insert_overwrites committed over a pending compaction plan
 	tmpLogs                                                            int // temporary files of killed log writes, removed by the test
 	tmpLogExample                                                      string
 	writePoints, compactPoints, compactModes                           map[string]int
@@ -191,8 +192,8 @@ func (s *morStats) summary(seed uint64, elapsed time.Duration) string {
 	for _, o := range morOps {
 		ops = append(ops, fmt.Sprintf("%s=%d", o, s.ops[o]))
 	}
-	return fmt.Sprintf("CRASHTEST-MOR seed=%d iterations=%d kills=%d write_kills=%d compaction_kills=%d (of which recovery_run_kills=%d) chained_write_kills=%d writes=%d compactions=%d compactions_over_killed_deltacommit=%d elapsed=%s write_points[%s] compaction_points[%s] killed_compaction_modes[%s] killed_ops[%s] tmp_log_files_removed=%d (e.g. %q)",
-		seed, s.iterations, s.kills(), s.writeKills, s.compactKills, s.recoveryKills, s.chained, s.writes, s.compactions, s.compactWithPending,
+	return fmt.Sprintf("CRASHTEST-MOR seed=%d iterations=%d kills=%d write_kills=%d compaction_kills=%d (of which recovery_run_kills=%d) chained_write_kills=%d writes=%d compactions=%d compactions_over_killed_deltacommit=%d insert_overwrites_under_plan=%d elapsed=%s write_points[%s] compaction_points[%s] killed_compaction_modes[%s] killed_ops[%s] tmp_log_files_removed=%d (e.g. %q)",
+		seed, s.iterations, s.kills(), s.writeKills, s.compactKills, s.recoveryKills, s.chained, s.writes, s.compactions, s.compactWithPending, s.overwritesUnderPlan,
 		elapsed.Round(time.Millisecond), strings.Join(wp, " "), strings.Join(cp, " "), strings.Join(modes, " "), strings.Join(ops, " "), s.tmpLogs, s.tmpLogExample)
 }
 
@@ -369,6 +370,22 @@ func runMORTable(t *testing.T, rng *rand.Rand, st *morStats, iter *int, stop int
 		m = apply(m, w, r.res.Instant)
 		return w, r
 	}
+	// overwrite commits an insert_overwrite of one partition (a replacecommit).
+	overwrite := func(city string) {
+		w := g.next(m, 0)
+		for i := 0; w.op != "insert_overwrite" || (city != "" && i < 500 && w.rows[0].City != city); i++ {
+			w = g.next(m, 0)
+		}
+		r := runWrite(table, nextInput(w), w, -1)
+		if r.err != nil || r.killed {
+			t.Fatalf("iteration %d: insert_overwrite: %v (killed=%v)\nstderr: %s", *iter, r.err, r.killed, r.stderr)
+		}
+		if r.res.Action != string(spec.ActionReplaceCommit) {
+			t.Fatalf("iteration %d: insert_overwrite committed %s as %q, want replacecommit", *iter, r.res.Instant, r.res.Action)
+		}
+		st.writes++
+		m = apply(m, w, r.res.Instant)
+	}
 	// The compacted base files take the writes' Parquet and bloom settings: with the
 	// default bloom filter (60000 entries, ~430 KB) every compacted file would weigh more
 	// than hoodie.parquet.max.file.size, and the writes' record size estimate (from the
@@ -406,11 +423,34 @@ func runMORTable(t *testing.T, rng *rand.Rand, st *morStats, iter *int, stop int
 		commitWrite("calibration write", 0)
 	}
 	check("after calibration")
+	// Once in every run: a plan, an insert_overwrite of a partition it covers, then the
+	// run, which must skip the replaced file groups and complete (issue 25).
+	for i := 0; ; i++ {
+		killed, res, _, _, err := runCompact(table, append(compactTargetIO(), "--schedule"), -1)
+		if err != nil || killed {
+			t.Fatalf("calibration compact --schedule: %+v %v (killed=%v)", res, err, killed)
+		}
+		if res.Scheduled != "" {
+			break
+		}
+		if i == 10 {
+			t.Fatal("no compaction to plan after 10 writes")
+		}
+		commitWrite("calibration write", 0)
+	}
+	overwrite(cityWithLogs(t, table))
+	st.overwritesUnderPlan++
+	check("after an insert_overwrite over a pending compaction plan")
+	if killed, res, _, _, err := runCompact(table, append(compactTargetIO(), "--run"), -1); err != nil || killed || !res.Completed {
+		t.Fatalf("compact --run after an insert_overwrite over its plan: %+v %v (killed=%v)", res, err, killed)
+	}
+	st.compactions++
+	check("after compacting a plan whose partition was overwritten")
 
 	for ; *iter < stop && !done(*iter); *iter++ {
 		st.iterations++
 		if rng.IntN(100) < 35 {
-			morCompactionKill(t, rng, st, *iter, table, tlOf, check, killDelay, observe, compactTargetIO)
+			morCompactionKill(t, rng, st, *iter, table, tlOf, check, killDelay, observe, compactTargetIO, overwrite)
 		} else {
 			var killed []string
 			for chain := 0; ; chain++ {
@@ -558,7 +598,7 @@ func asInstants(tl map[string]*morInstant) map[string]*instant {
 func morCompactionKill(t *testing.T, rng *rand.Rand, st *morStats, iter int, table string,
 	tlOf func() map[string]*morInstant, check func(string),
 	killDelay func(string) time.Duration, observe func(string, string, time.Time, time.Duration, spec.State),
-	targetIO func() []string) {
+	targetIO func() []string, overwrite func(string)) {
 	t.Helper()
 	mode := []string{"schedule+run", "schedule+run", "schedule", "run"}[rng.IntN(4)]
 	flags := targetIO()
@@ -574,6 +614,13 @@ func morCompactionKill(t *testing.T, rng *rand.Rand, st *morStats, iter int, tab
 		if res.Scheduled == "" {
 			st.compactPoints[cpNothingToRun]++
 			return
+		}
+		// Sometimes a partition the plan covers is overwritten before the run: the run
+		// (and its recovery) must skip the replaced file groups and complete.
+		if st.overwritesUnderPlan == 0 || rng.IntN(3) == 0 {
+			overwrite(cityWithLogs(t, table))
+			st.overwritesUnderPlan++
+			check("after an insert_overwrite over a pending compaction plan")
 		}
 		flags = append(flags, "--run")
 	}
@@ -728,4 +775,22 @@ func tmpLogFiles(t *testing.T, table string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// cityWithLogs is a city whose partition holds log files (so a compaction plan covers
+// it), or "" if none does.
+func cityWithLogs(t *testing.T, table string) string {
+	t.Helper()
+	for _, c := range cities {
+		entries, err := os.ReadDir(filepath.Join(table, "city="+c))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if strings.Contains(e.Name(), ".log.") && !strings.Contains(e.Name(), ".tmp-") {
+				return c
+			}
+		}
+	}
+	return ""
 }

@@ -466,6 +466,9 @@ func Execute(ctx context.Context, t *table.Table, p *Plan, o Options) (*Result, 
 	if len(p.Instants) == 0 {
 		return res, nil
 	}
+	if err := commit.CheckNoPendingRestore(ctx, t.Storage, t.Timeline, "archive"); err != nil {
+		return nil, err
+	}
 	content, err := EncodeEntries(ctx, t.Storage, p.Instants, o.BatchSize)
 	if err != nil {
 		return nil, err

@@ -218,6 +218,10 @@ type Selection struct {
 	Files      []File // sorted by path
 	// PartitionsToDelete are partitions left without file groups, deleted whole.
 	PartitionsToDelete []string
+	// Leftovers are temp files of atomic creates that dead writers left in the partitions
+	// scanned (commit.DeadPartitionTempFile). They are not part of the plan (Java's has no
+	// such entry): a clean that is not a dry run deletes them as it schedules.
+	Leftovers []string
 }
 
 // Bytes is the total size of the selected files.
@@ -251,6 +255,10 @@ func (s *Selection) CleanerPlan(root string) *commitmeta.CleanerPlan {
 	return p
 }
 
+// absPath names a file of the clean plan as Java's CleanPlanner does (CleanFileInfo of
+// HoodieBaseFile.getPath / HoodieLogFile.getPath().toString(): the full path with its
+// scheme, "file:/…"; UNVERIFIED against a 0.14 plan: no fixture has a clean). root is
+// the storage's URI.
 func absPath(root, rel string) string {
 	return strings.TrimSuffix(root, "/") + "/" + rel
 }
@@ -553,6 +561,11 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 		return nil, err
 	}
 	for _, p := range listing.Partitions {
+		for _, f := range p.Files {
+			if !f.IsDir && commit.DeadPartitionTempFile(ctx, t.Storage, t.Timeline, f.Name, f.ModTime, o.Now(), o.Heartbeat) {
+				sel.Leftovers = append(sel.Leftovers, storage.Join(p.Path, f.Name))
+			}
+		}
 		sel.Partitions = append(sel.Partitions, p.Path)
 		files, deletePartition := s.partition(p, o, earliest)
 		sel.Files = append(sel.Files, files...)
@@ -774,6 +787,12 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
+		return "", nil, err
+	}
 	return schedule(ctx, t, o)
 }
 
@@ -783,10 +802,15 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if err != nil {
 		return "", nil, err
 	}
+	for _, p := range sel.Leftovers {
+		if err := t.Storage.Delete(ctx, p); err != nil {
+			return "", nil, fmt.Errorf("remove a dead writer's temp file: %w", err)
+		}
+	}
 	if len(sel.Files) == 0 {
 		return "", sel, nil
 	}
-	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(t.Storage.Root()))
+	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(storage.URI(t.Storage, "")))
 	if err != nil {
 		return "", nil, err
 	}
@@ -805,6 +829,9 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		return nil, err
 	}
 	if err := check(t); err != nil {
+		return nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
 		return nil, err
 	}
 	out, _, err := executePending(ctx, t, o.withDefaults(t))
@@ -967,13 +994,22 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "clean"); err != nil {
+		return nil, err
+	}
 	if err := check(t); err != nil {
+		return nil, err
+	}
+	if t, err = prepare(ctx, t, o); err != nil {
 		return nil, err
 	}
 	o = o.withDefaults(t)
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	// What dead writers left under .hoodie; their temp files in the partitions the plan
+	// scans go as it is scheduled (Selection.Leftovers).
+	commit.RemoveLeftovers(ctx, st, t.Timeline, o.Now(), o.Heartbeat)
 	res := newResult()
 	res.Policy = string(o.Policy)
 	if o.FailedWrites == FailedWritesLazy {
@@ -1114,4 +1150,14 @@ func DryRun(ctx context.Context, st storage.Storage, o Options) (*Result, error)
 		res.Message = "nothing to clean"
 	}
 	return res, nil
+}
+
+// prepare is table.PrepareChange with o's clock and logger: a clean deletes files, so it
+// first refuses tables hudi-go cannot write and disables a metadata table.
+func prepare(ctx context.Context, t *table.Table, o Options) (*table.Table, error) {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return t.PrepareChange(ctx, now(), o.Logger)
 }

@@ -309,7 +309,8 @@ func TestPlanFileRecordsSelection(t *testing.T) {
 		t.Errorf("plan partitions %v", p.FilePathsToBeDeletedPerPartition)
 	}
 	for _, fi := range p.FilePathsToBeDeletedPerPartition["city=sf"] {
-		if !filepath.IsAbs(fi.FilePath) || !strings.HasPrefix(fi.FilePath, f.dir+"/city=sf/") {
+		// Java's Path.toString form: the absolute path with the scheme (CleanFileInfo).
+		if !strings.HasPrefix(fi.FilePath, "file:/") || !strings.HasPrefix(fi.FilePath, "file:"+f.dir+"/city=sf/") {
 			t.Errorf("plan path %q is not absolute under the table", fi.FilePath)
 		}
 	}

@@ -235,6 +235,15 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "schedule clustering"); err != nil {
+		return "", nil, err
+	}
+	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+		return "", nil, err
+	}
 	m, _, err := plan(ctx, t, o)
 	if err != nil || m == nil {
 		return "", nil, err
@@ -279,7 +288,13 @@ func Execute(ctx context.Context, st storage.Storage, only spec.InstantTime, o O
 		if err != nil {
 			return out, err
 		}
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "run clustering"); err != nil {
+			return out, err
+		}
 		if err := check(t); err != nil {
+			return out, err
+		}
+		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
 			return out, err
 		}
 		pending, err := commit.PendingClustering(ctx, st, t.Timeline)

@@ -11,6 +11,7 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/write"
 )
@@ -252,11 +253,12 @@ func (g sliceGroup) toAvro(abs func(string) string, o Options) commitmeta.Cluste
 	return out
 }
 
-// absPath makes a table-relative path absolute the way Java writes paths into plans
-// (the table's base path URI joined with the relative path).
+// absPath names a table-relative path as Java's clustering plan does (HoodieSliceInfo's
+// dataFilePath and deltaFilePaths: the file's Path.toString, with the scheme, e.g.
+// "file:/tmp/…/region=apac/….parquet" in the fixture cow/v9_txns_simple_meta; the same
+// BaseFile.getPath in 0.14, UNVERIFIED against a 0.14 plan: no v6 fixture has one).
 func absPath(t *table.Table) func(string) string {
-	root := strings.TrimSuffix(t.Storage.Root(), "/")
-	return func(rel string) string { return root + "/" + rel }
+	return func(rel string) string { return storage.URI(t.Storage, rel) }
 }
 
 // pendingFileGroups returns "partition/fileID" of every file group in a pending

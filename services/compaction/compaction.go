@@ -27,7 +27,6 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -214,7 +213,13 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "schedule compaction"); err != nil {
+		return "", nil, err
+	}
 	if err := check(t); err != nil {
+		return "", nil, err
+	}
+	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
 		return "", nil, err
 	}
 	pending := map[string]bool{}
@@ -388,7 +393,13 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		if err != nil {
 			return out, err
 		}
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "run compaction"); err != nil {
+			return out, err
+		}
 		if err := check(t); err != nil {
+			return out, err
+		}
+		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
 			return out, err
 		}
 		var next *timeline.Instant
@@ -483,21 +494,36 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
 		BasePrefetch: 4,
 	}
-	if err := virtualKeyOptions(t, full, &fgOpts); err != nil {
+	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
 	}
 	listing, err := t.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	view, err := t.View(ctx, listing, "")
+	replaced, err := t.ReplacedFileGroups(ctx, "")
 	if err != nil {
 		return nil, err
 	}
+	view := fsview.Build(listing, t.Timeline, fsview.Options{Replaced: replaced})
 	groups := map[string]*fsview.FileGroup{}
 	for _, g := range view.Groups {
 		groups[g.Partition+"/"+string(g.FileID)] = g
 	}
+	// A file group an insert_overwrite (or insert_overwrite_table, delete_partition)
+	// replaced after the plan was made is retired: no reader sees it, and the cleaner
+	// removes it. Its operation is skipped, so the plan completes instead of failing for
+	// good; its compacted slice would be as invisible as the group (Java's file-system
+	// view drops replaced groups: AbstractTableFileSystemView.isFileGroupReplaced).
+	ops := plan.Operations[:0:0]
+	for _, op := range plan.Operations {
+		if replaced[op.PartitionPath][spec.FileID(op.FileID)] {
+			o.Write.Logger.Info("compaction skips a replaced file group", "instant", in.Time, "partition", op.PartitionPath, "file_id", op.FileID)
+			continue
+		}
+		ops = append(ops, op)
+	}
+	plan.Operations = ops
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
 		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
 	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
@@ -699,7 +725,11 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.TotalLogBlocks = ls.Blocks
 	stat.TotalCorruptLogBlock = ls.CorruptBlocks
 	stat.TotalRollbackBlocks = ls.RollbackBlocks
-	stat.TotalUpdatedRecordsCompacted = ls.Records
+	// As Java 0.14's HoodieMergeHandle and HoodieCompactor count them (LogStats).
+	stat.TotalUpdatedRecordsCompacted = ls.MergedKeys
+	stat.NumUpdateWrites = ls.Updated
+	stat.NumDeletes = ls.Deleted
+	stat.NumInserts = ls.Inserted
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
 	return stat, nil
 }
@@ -707,14 +737,14 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 // virtualKeyOptions keys a virtual-key table's base and log records with its key
 // generator (hoodie.populate.meta.fields=false): Java's compactor merges them by the
 // record-key field and copies their null meta values into the compacted file, whose
-// _hoodie_file_name is its own name and whose footer has no bloom filter.
-func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options) error {
+// _hoodie_file_name is its own name and whose footer has no bloom filter. The
+// compaction's explicit settings fill the key generator settings hoodie.properties lacks
+// (table.Config.KeyGen), as a write's do.
+func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options, writerProps map[string]string) error {
 	if t.Config.PopulateMetaFields() {
 		return nil
 	}
-	gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-		URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+	gen, err := t.Config.KeyGen(full, writerProps)
 	if err != nil {
 		return fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 	}
@@ -750,7 +780,13 @@ func deletePartial(ctx context.Context, st storage.Storage, partition string, in
 		if e.IsDir {
 			continue
 		}
-		if b, ok := spec.ParseBaseFileName(e.Name); ok && b.Instant == instant {
+		name := e.Name
+		// The temp file of a base file the killed run was writing (".<name>.tmp-<n>",
+		// storage/local) is its output too: this run holds the instant's heartbeat.
+		if i := strings.LastIndex(name, ".tmp-"); strings.HasPrefix(name, ".") && i > 1 {
+			name = name[1:i]
+		}
+		if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
 			if err := st.Delete(ctx, storage.Join(partition, e.Name)); err != nil && !errors.Is(err, storage.ErrNotExist) {
 				return fmt.Errorf("delete partial compaction output %s: %w", storage.Join(partition, e.Name), err)
 			}

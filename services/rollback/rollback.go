@@ -89,8 +89,16 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 	if t.Version != spec.TableVersion6 || t.Timeline.Layout != 1 {
 		return nil, fmt.Errorf("table %s is version %d: rollback is for table version 6: %w", t.Config.Name(), t.Version, ErrUnsupported)
 	}
+	if !o.DryRun {
+		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
+			return nil, err
+		}
+	}
 	if o.Location == nil {
 		o.Location = TimelineZone(t)
+	}
+	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "roll back "+string(target)); err != nil && !o.DryRun {
+		return nil, err
 	}
 	ro := commit.RollbackOptions{Now: o.Now, Location: o.Location, Logger: o.Logger}
 	if o.DryRun {

@@ -97,10 +97,22 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 	if t.Version != spec.TableVersion6 || t.Timeline.Layout != 1 {
 		return nil, fmt.Errorf("table %s is version %d: savepoints are for table version 6: %w", t.Config.Name(), t.Version, ErrUnsupported)
 	}
+	if !(op == Restore && o.DryRun) {
+		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
+			return nil, err
+		}
+	}
 	if o.Location == nil {
 		o.Location = time.Local
 		if tz, _ := t.Config.Props.Get(table.KeyTimelineTimezone); tz == "UTC" {
 			o.Location = time.UTC
+		}
+	}
+	switch op {
+	case Create, Delete:
+		// Only the restore itself may run before a pending restore completes.
+		if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, string(op)+" savepoint "+string(instant)); err != nil {
+			return nil, err
 		}
 	}
 	switch op {

@@ -18,11 +18,22 @@ type FS struct {
 	root string
 }
 
-// New returns storage rooted at dir.
-func New(dir string) *FS { return &FS{root: filepath.Clean(dir)} }
+// New returns storage rooted at dir, made absolute: plans and rollback metadata name
+// files by absolute path, as Java writes them, whatever path the table was opened by.
+func New(dir string) *FS {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return &FS{root: abs}
+	}
+	return &FS{root: filepath.Clean(dir)}
+}
 
-// Root returns the root directory.
+// Root returns the root directory (absolute).
 func (l *FS) Root() string { return l.root }
+
+// URI returns the root as Hadoop's Path.toString names a local path: "file:" and the
+// absolute path ("file:/data/t"), the form Java writes into clustering and clean plans
+// and rollback log-file maps.
+func (l *FS) URI() string { return "file:" + filepath.ToSlash(l.root) }
 
 func (l *FS) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
 
@@ -156,15 +167,45 @@ type atomicFile struct {
 	f       *os.File
 	target  string
 	written int64
+	err     error // the first failed write: the file is never published after one
+	closed  bool
 }
 
+// Write appends to the temp file. A failed write (ENOSPC on a full disk) is sticky: the
+// writer has lost bytes, so every later Write and Close fails with the same error, which
+// names the target file, and Close removes the temp file instead of publishing it.
 func (a *atomicFile) Write(p []byte) (int, error) {
+	if a.err != nil {
+		return 0, a.err
+	}
 	n, err := a.f.Write(p)
 	a.written += int64(n)
-	return n, err
+	if err != nil {
+		a.err = wrap("write", a.target, err)
+		return n, a.err
+	}
+	return n, nil
+}
+
+// Abort closes and removes the temp file without publishing it.
+func (a *atomicFile) Abort() error {
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	a.f.Close()
+	return os.Remove(a.f.Name())
 }
 
 func (a *atomicFile) Close() error {
+	if a.closed {
+		return a.err
+	}
+	if a.err != nil {
+		_ = a.Abort()
+		return a.err
+	}
+	a.closed = true
 	tmp := a.f.Name()
 	defer os.Remove(tmp)
 	// CreateTemp makes 0600 files; tables are shared with readers running as other users.
@@ -176,13 +217,14 @@ func (a *atomicFile) Close() error {
 	// made below, which no file fsync covers: syncing it bought nothing but a disk flush per
 	// marker, half the fsyncs of a commit that writes many small log files.
 	if a.written > 0 {
+		// A file system that allocates on write-back reports a full disk here, not in Write.
 		if err := a.f.Sync(); err != nil {
 			a.f.Close()
-			return wrap("sync", tmp, err)
+			return wrap("sync", a.target, err)
 		}
 	}
 	if err := a.f.Close(); err != nil {
-		return wrap("close", tmp, err)
+		return wrap("close", a.target, err)
 	}
 	if err := os.Link(tmp, a.target); err != nil {
 		return wrap("publish", a.target, err)
@@ -240,4 +282,5 @@ func (l *FS) MkdirAll(ctx context.Context, dir string) error {
 var (
 	_ storage.Storage    = (*FS)(nil)
 	_ storage.NameLister = (*FS)(nil)
+	_ storage.Aborter    = (*atomicFile)(nil)
 )

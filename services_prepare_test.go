@@ -1,0 +1,167 @@
+package hudi_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/testutil"
+	"github.com/hudi-go/hudi/write"
+)
+
+// giveMetadataTable adds a metadata table to a Spark-written v6 table (no v6 fixture has
+// one), as a Hudi writer with hoodie.metadata.enable=true would leave it: a .hoodie/metadata
+// folder and hoodie.table.metadata.partitions.
+func giveMetadataTable(t *testing.T, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	os.MkdirAll(filepath.Join(dir, ".hoodie", "metadata", ".hoodie"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "hoodie.properties"), []byte("hoodie.table.name=x_metadata\n"), 0o644)
+	tb, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func latestDataInstant(t *testing.T, tb *hudi.Table) string {
+	t.Helper()
+	var last string
+	for _, in := range tb.Meta().Timeline.Instants {
+		if in.IsCompleted() && (in.Action == "commit" || in.Action == "deltacommit" || in.Action == "replacecommit") {
+			last = string(in.Time)
+		}
+	}
+	if last == "" {
+		t.Fatal("no completed data instant")
+	}
+	return last
+}
+
+// serviceOps are the table services that change a table's files or timeline, each run on
+// a fresh copy of a Spark-written fixture.
+var serviceOps = []struct {
+	name    string
+	fixture string
+	run     func(ctx context.Context, tb *hudi.Table, instant string) error
+}{
+	{"compact", "mor-parquet/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
+		_, err := tb.Compact(ctx, hudi.CompactOptions{})
+		return err
+	}},
+	{"cluster", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
+		_, err := tb.Cluster(ctx, hudi.ClusterOptions{})
+		return err
+	}},
+	{"clean", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
+		_, err := tb.Clean(ctx, hudi.CleanOptions{Settings: map[string]string{"hoodie.cleaner.commits.retained": "1"}})
+		return err
+	}},
+	{"rollback", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, instant string) error {
+		_, err := tb.Rollback(ctx, instant, hudi.RollbackOptions{})
+		return err
+	}},
+	{"savepoint create", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, instant string) error {
+		_, err := tb.Savepoint(ctx, hudi.SavepointCreate, instant, hudi.SavepointOptions{})
+		return err
+	}},
+	{"savepoint restore", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, instant string) error {
+		_, err := tb.Savepoint(ctx, hudi.SavepointRestore, instant, hudi.SavepointOptions{})
+		return err
+	}},
+}
+
+// Every service that changes a table disables and deletes a metadata table first, as a
+// write does (openForWrite): Java readers would otherwise list files through the stale
+// metadata table and miss what the service wrote (Java does the same when a write client
+// runs with hoodie.metadata.enable=false: HoodieTable.maybeDeleteMetadataTable).
+func TestServicesDisableMetadataTable(t *testing.T) {
+	ctx := context.Background()
+	for _, op := range serviceOps {
+		t.Run(op.name, func(t *testing.T) {
+			dir := testutil.Table(t, op.fixture)
+			tb, err := hudi.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			instant := latestDataInstant(t, tb)
+			if op.name == "savepoint restore" {
+				if _, err := tb.Savepoint(ctx, hudi.SavepointCreate, instant, hudi.SavepointOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			giveMetadataTable(t, dir)
+			tb, _ = hudi.Open(ctx, dir)
+			if err := op.run(ctx, tb, instant); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); !os.IsNotExist(err) {
+				t.Errorf(".hoodie/metadata survived %s", op.name)
+			}
+			tb, _ = hudi.Open(ctx, dir)
+			if p := tb.Meta().Config.MetadataPartitions(); len(p) != 0 {
+				t.Errorf("hoodie.table.metadata.partitions = %v after %s", p, op.name)
+			}
+		})
+	}
+}
+
+// Writes and every service that changes a table refuse a bootstrapped table and a table
+// with CDC on, until hudi-go writes them (hudi-go's rule: Java writes both).
+func TestWritesAndServicesRefuseBootstrapAndCDCTables(t *testing.T) {
+	ctx := context.Background()
+	ops := append([]struct {
+		name    string
+		fixture string
+		run     func(ctx context.Context, tb *hudi.Table, instant string) error
+	}{{"write", "cow/v6_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
+		_, err := tb.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
+			Settings: map[string]string{"hoodie.datasource.write.partitions.to.delete": "*"}})
+		return err
+	}}}, serviceOps...)
+	for _, feature := range []struct{ key, value string }{{"hoodie.bootstrap.base.path", "/data/source"}, {"hoodie.table.cdc.enabled", "true"}} {
+		for _, op := range ops {
+			t.Run(feature.key+"/"+op.name, func(t *testing.T) {
+				dir := testutil.Table(t, op.fixture)
+				tb, err := hudi.Open(ctx, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				instant := latestDataInstant(t, tb)
+				if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set(feature.key, feature.value) }, time.Now()); err != nil {
+					t.Fatal(err)
+				}
+				before := listTree(t, dir)
+				tb, _ = hudi.Open(ctx, dir)
+				err = op.run(ctx, tb, instant)
+				if err == nil || !strings.Contains(err.Error(), feature.key) || !errors.Is(err, write.ErrUnsupported) {
+					t.Fatalf("error %v: want an unsupported-table error naming %s", err, feature.key)
+				}
+				if after := listTree(t, dir); after != before {
+					t.Errorf("the refused %s changed the table:\n%s\nvs\n%s", op.name, before, after)
+				}
+			})
+		}
+	}
+}
+
+func listTree(t *testing.T, dir string) string {
+	t.Helper()
+	var out []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return strings.Join(out, "\n")
+}

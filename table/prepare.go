@@ -1,0 +1,60 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// ErrUnsupportedWrite marks tables or settings the hudi-go writer does not handle yet
+// (write.ErrUnsupported is the same value).
+var ErrUnsupportedWrite = errors.New("not supported by the hudi-go writer yet")
+
+// Table keys of features hudi-go cannot write yet.
+const (
+	KeyBootstrapBasePath = "hoodie.bootstrap.base.path"
+	KeyCDCEnabled        = "hoodie.table.cdc.enabled"
+)
+
+// CheckWritableFeatures refuses a table whose files hudi-go would write wrongly: a
+// bootstrapped table (its skeleton base files hold only keys; the data is in the source
+// files of hoodie.bootstrap.base.path, which the writer does not merge) and a table with
+// change-data capture on (Java's CDC queries need a CDC log file for each write, which
+// hudi-go does not write).
+func (t *Table) CheckWritableFeatures() error {
+	if v := t.Config.get(KeyBootstrapBasePath); v != "" {
+		return fmt.Errorf("table %s is bootstrapped from %s (%s): writing its skeleton files is %w",
+			t.Config.Name(), v, KeyBootstrapBasePath, ErrUnsupportedWrite)
+	}
+	if t.Config.boolean(KeyCDCEnabled, false) {
+		return fmt.Errorf("table %s has %s=true: writing the change-data-capture log files Java's CDC queries need is %w",
+			t.Config.Name(), KeyCDCEnabled, ErrUnsupportedWrite)
+	}
+	return nil
+}
+
+// PrepareChange is what every operation that changes a table's files or timeline (a
+// write, compaction, clustering, clean, rollback, savepoint and restore) does before it
+// changes anything: refuse a table it cannot write (CheckWritableFeatures), then disable
+// and delete a metadata table, which hudi-go does not maintain (DisableMetadataTable), so
+// that Java readers list the files directly instead of through a stale metadata table.
+// It returns the table re-read when hoodie.properties changed, else t.
+func (t *Table) PrepareChange(ctx context.Context, now time.Time, logger *slog.Logger) (*Table, error) {
+	if err := t.CheckWritableFeatures(); err != nil {
+		return nil, err
+	}
+	had, err := t.DisableMetadataTable(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	if !had {
+		return t, nil
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
+	return t.Reopen(ctx)
+}

@@ -1,0 +1,177 @@
+package hudi
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/services/archive"
+	"github.com/hudi-go/hudi/services/clean"
+	"github.com/hudi-go/hudi/services/clustering"
+	"github.com/hudi-go/hudi/services/compaction"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write"
+)
+
+// validateServiceSettings checks, before a write creates its instant, every setting that
+// the inline table services after the commit parse: a setting they would refuse must
+// refuse the write instead, or a retried write would commit its data twice.
+//
+// Java checks some of these when it builds the write config, whatever the services do
+// (HoodieWriteConfig.Builder.validate in 0.14: keep.max.commits > keep.min.commits >
+// cleaner.commits.retained, a known cleaner policy, not both hoodie.compact.inline and
+// hoodie.compact.schedule.inline; HoodieClusteringConfig.Builder: not both
+// hoodie.clustering.inline and hoodie.clustering.schedule.inline): those are checked
+// unconditionally here too. The rest are hudi-go's own option checks of the services the
+// settings enable (clean, archive, clustering, compaction), run early.
+func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]string) error {
+	var errs []error
+	add := func(what string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		}
+	}
+	add("archival", config.ValidateArchival(cfg))
+	if cfg.Bool(config.InlineCompact) && cfg.Bool(config.ScheduleInlineCompact) {
+		errs = append(errs, fmt.Errorf("config: either %s or %s can be true, not both (as HoodieWriteConfig validates)",
+			config.InlineCompact.Name, config.ScheduleInlineCompact.Name))
+	}
+	if cfg.Bool(config.InlineClustering) && cfg.Bool(config.ScheduleInlineClustering) {
+		errs = append(errs, fmt.Errorf("config: either %s or %s can be true, not both (as HoodieClusteringConfig validates)",
+			config.InlineClustering.Name, config.ScheduleInlineClustering.Name))
+	}
+	if cfg.Bool(config.AutoClean) {
+		_, err := clean.OptionsFromConfig(cfg)
+		add("inline clean ("+config.AutoClean.Name+"=true)", err)
+	}
+	if cfg.Bool(config.AutoArchive) {
+		_, err := archive.OptionsFromConfig(cfg)
+		add("inline archival ("+config.AutoArchive.Name+"=true)", err)
+	}
+	if cfg.Bool(config.InlineClustering) || cfg.Bool(config.ScheduleInlineClustering) {
+		_, err := clustering.OptionsFromConfig(cfg)
+		add("inline clustering", err)
+	}
+	if t.meta.Type == spec.MergeOnRead && (cfg.Bool(config.InlineCompact) || cfg.Bool(config.ScheduleInlineCompact)) {
+		_, _, err := compactionOptions(settings)
+		add("inline compaction", err)
+		trigger := CompactionTrigger{Strategy: cfg.String(config.InlineCompactTriggerStrategy)}
+		switch strings.ToUpper(trigger.Strategy) {
+		case "", "NUM_COMMITS", "NUM_COMMITS_AFTER_LAST_REQUEST", "TIME_ELAPSED", "NUM_OR_TIME", "NUM_AND_TIME":
+		default:
+			add("inline compaction", fmt.Errorf("%s=%q: want NUM_COMMITS, NUM_COMMITS_AFTER_LAST_REQUEST, TIME_ELAPSED, NUM_OR_TIME or NUM_AND_TIME",
+				config.InlineCompactTriggerStrategy.Name, trigger.Strategy))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// compactionOptions splits settings into the compaction plan's options and the config of
+// the rest (the new base files' format and the merge memory).
+func compactionOptions(settings map[string]string) (compaction.Options, *config.Config, error) {
+	co, err := compaction.OptionsFromSettings(settings)
+	if err != nil {
+		return co, nil, err
+	}
+	rest := map[string]string{}
+	for k, v := range settings {
+		if k != compaction.KeyTargetIO && k != compaction.KeyStrategy && k != compaction.KeyLogSizeThreshold && k != compaction.KeyLogNumThreshold {
+			rest[k] = v
+		}
+	}
+	cfg := config.New()
+	if _, err := cfg.SetAll(rest); err != nil {
+		return co, nil, err
+	}
+	return co, cfg, nil
+}
+
+// ServiceError is the error of a write that committed but whose inline table service
+// (compaction, clustering, clean or archival) failed after the commit. The write's data
+// is in the table: retrying the write would write it twice. The CLI exits with
+// ExitCommittedServiceFailed (3) and prints the write's result.
+type ServiceError struct {
+	Instant string // the committed write's instant
+	Err     error
+}
+
+func (e *ServiceError) Error() string {
+	return fmt.Sprintf("write %s committed; table service after it failed: %v", e.Instant, e.Err)
+}
+
+func (e *ServiceError) Unwrap() error { return e.Err }
+
+// checkTableSettings refuses settings that contradict the table or the operation, each
+// error naming the setting, the value given and the table's (or the operation's) value.
+//
+// Java's rules (HoodieWriterUtils.validateTableConfig, Hudi 0.14, run on the datasource
+// options of an append to an existing table): a given key that hoodie.properties also
+// holds must have the stored value (compared case-insensitively, as Spark's default
+// resolver does); hoodie.datasource.write.recordkey.field must equal
+// hoodie.table.recordkey.fields, hoodie.datasource.write.precombine.field
+// hoodie.table.precombine.field and hoodie.datasource.write.keygenerator.class
+// hoodie.table.keygenerator.class (exact strings).
+//
+// hudi-go's own rules, where Java 0.14 takes the table's value and ignores the option
+// (UNVERIFIED: HoodieSparkSqlWriter merges the table config over the options): the
+// table type (hoodie.datasource.write.table.type), the partition path fields
+// (hoodie.datasource.write.partitionpath.field, compared without CustomKeyGenerator's
+// ":TYPE" suffixes), and hoodie.datasource.write.operation against the operation asked for.
+func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config, op write.Operation) error {
+	var errs []error
+	conflict := func(key, given, stored, what string) {
+		errs = append(errs, fmt.Errorf("%s=%s contradicts %s%s", key, given, what, stored))
+	}
+	explicit := cfg.Explicit()
+	keys := make([]string, 0, len(explicit))
+	for k := range explicit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == table.KeyPopulateMetaFields {
+			// The writer's own check gives Java's message for it (HoodieTableMetaClient:
+			// "already disabled for the table. Can't be re-enabled back").
+			continue
+		}
+		if stored, ok := tc.Props.Get(k); ok && !strings.EqualFold(strings.TrimSpace(stored), strings.TrimSpace(explicit[k])) {
+			conflict(k, explicit[k], stored, "the table's hoodie.properties value ")
+		}
+	}
+	exact := func(k config.Key, tableKey string) {
+		given, ok := explicit[k.Name]
+		stored, has := tc.Props.Get(tableKey)
+		if ok && has && given != stored {
+			conflict(k.Name, given, stored, "the table's "+tableKey+"=")
+		}
+	}
+	exact(config.RecordKeyField, table.KeyRecordKeyFields)
+	exact(config.PrecombineField, table.KeyPrecombineField)
+	exact(config.KeyGeneratorClass, table.KeyKeyGeneratorClass)
+	if given, ok := explicit[config.WriteTableType.Name]; ok && !strings.EqualFold(given, string(typ)) {
+		conflict(config.WriteTableType.Name, given, string(typ), "the table's "+table.KeyType+"=")
+	}
+	if given, ok := explicit[config.PartitionPathField.Name]; ok {
+		stripped := func(fields []string) string {
+			out := make([]string, len(fields))
+			for i, f := range fields {
+				f = strings.TrimSpace(f)
+				if j := strings.IndexByte(f, ':'); j >= 0 {
+					f = f[:j]
+				}
+				out[i] = f
+			}
+			return strings.Join(out, ",")
+		}
+		if stripped(strings.Split(given, ",")) != stripped(tc.PartitionFieldsRaw()) && !(given == "" && len(tc.PartitionFieldsRaw()) == 0) {
+			conflict(config.PartitionPathField.Name, given, strings.Join(tc.PartitionFieldsRaw(), ","), "the table's "+table.KeyPartitionFields+"=")
+		}
+	}
+	if given, ok := explicit[config.Operation.Name]; ok && !strings.EqualFold(given, string(op)) {
+		errs = append(errs, fmt.Errorf("%s=%s contradicts the operation asked for, %s", config.Operation.Name, given, op))
+	}
+	return errors.Join(errs...)
+}
