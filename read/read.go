@@ -72,7 +72,7 @@ type Scan struct {
 	pinnedKeys      []string // Java String order
 	pinnedSet       map[string]struct{}
 	pinnedValidUTF8 bool
-	keyCounters     keyPruneCounters
+	keyCounters     *keyPruneCounters
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -117,7 +117,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	s := &Scan{t: t, opts: opts}
+	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
 		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
 	}
@@ -467,6 +467,9 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
 	if s.skipByKey(ctx, sl) {
 		return nil
+	}
+	if s.logsOnly(ctx, sl) {
+		sl.Base = nil
 	}
 	opts := s.fgOpts
 	if s.keyPinned && opts.SelectRowGroups != nil {

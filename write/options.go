@@ -267,4 +267,6 @@ type Result struct {
 	Bytes int64 `json:"bytes"`
 	// RolledBack lists failed writes rolled back before this one.
 	RolledBack []string `json:"rolled_back,omitempty"`
+	// Partitions are the partitions a delete_partition dropped, sorted.
+	Partitions []string `json:"partitions,omitempty"`
 }

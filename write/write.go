@@ -254,6 +254,12 @@ func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, act
 		res.Records.Deleted += s.NumDeletes
 		res.Bytes += s.TotalWriteBytes
 	}
+	if o.Operation == DeletePartition {
+		for p := range replaced {
+			res.Partitions = append(res.Partitions, p)
+		}
+		sort.Strings(res.Partitions)
+	}
 	if o.Operation.isReplace() {
 		meta.PartitionToReplaceFileIDs = map[string][]string{}
 		for p, ids := range replaced {
