@@ -47,6 +47,8 @@ type Txn struct {
 	Action    spec.Action
 	heartbeat *Heartbeat
 	done      bool
+	// early is the early conflict check run before each marker (nil: none).
+	early *EarlyConflictDetection
 }
 
 // Begin starts a write of the given action: it allocates an instant, creates the
@@ -84,8 +86,16 @@ func MarkerPath(instant spec.InstantTime, partition, fileName string, ioType IOT
 }
 
 // Marker records, before the file is written, that this write produces partition/fileName,
-// so a rollback can find and delete it even if the write dies before committing.
+// so a rollback can find and delete it even if the write dies before committing. With
+// early conflict detection (DetectConflictsEarly) it first checks the file's file group
+// against other running writes and fails with ErrEarlyConflict, creating no marker, as
+// Java's WriteMarkers.create does before its data file is opened.
 func (t *Txn) Marker(ctx context.Context, partition, fileName string, ioType IOType) error {
+	if t.early != nil {
+		if err := t.checkEarlyConflict(ctx, partition, markerFileID(fileName)); err != nil {
+			return err
+		}
+	}
 	if err := writeFile(ctx, t.ct.st, MarkerPath(t.Instant, partition, fileName, ioType), nil); err != nil && !errors.Is(err, storage.ErrExist) {
 		return fmt.Errorf("create marker for %s: %w", storage.Join(partition, fileName), err)
 	}

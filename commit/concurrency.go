@@ -55,6 +55,8 @@ type Concurrency struct {
 	// Lock is the table lock (nil: none is taken; only tests that drive one writer leave
 	// it unset).
 	Lock *lock.Manager
+	// Early is early conflict detection (optimistic concurrency control only).
+	Early EarlyConflictDetection
 }
 
 // ConcurrencyFromConfig reads hoodie.write.concurrency.mode, the failed-writes policy, the
@@ -102,8 +104,9 @@ func ConcurrencyFromConfig(cfg *config.Config, st storage.Storage, tableName str
 		return c, fmt.Errorf("%s=%s is not supported: hudi-go checks conflicts as %s does", config.WriteConflictResolutionStrategy.Name, s,
 			config.WriteConflictResolutionStrategy.Default)
 	}
-	if cfg.Bool(config.EarlyConflictDetectionEnable) {
-		return c, fmt.Errorf("%s=true is not supported by hudi-go yet: conflicts are detected when the write commits", config.EarlyConflictDetectionEnable.Name)
+	var err error
+	if c.Early, err = earlyFromConfig(cfg, c.Mode); err != nil {
+		return c, err
 	}
 	if n := cfg.Int(config.NumRetriesOnConflictFailures); n != 0 {
 		return c, fmt.Errorf("%s=%d is not supported by hudi-go: a write that loses a conflict fails and is rolled back; run it again", config.NumRetriesOnConflictFailures.Name, n)

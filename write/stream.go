@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -125,6 +126,9 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	defer env.txn.Close()
 	s := &streamer{w: w, env: env, gen: gen, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
 	stats, err := s.run(ctx, rdr)
+	if errors.Is(err, commit.ErrEarlyConflict) { // new file ids: only with a clashing one
+		return nil, w.abortEarlyConflict(ctx, env.txn, err)
+	}
 	if err != nil {
 		return nil, err
 	}

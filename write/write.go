@@ -149,6 +149,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	defer env.txn.Close()
 	stats, err := w.execute(ctx, env, pl)
+	if errors.Is(err, commit.ErrEarlyConflict) {
+		return nil, w.abortEarlyConflict(ctx, env.txn, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -308,6 +311,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	if err != nil {
 		return nil, err
 	}
+	txn.DetectConflictsEarly(w.o.Concurrency.Early)
 	bufMem := w.o.Mem
 	if bufMem == memory.DefaultAllocator {
 		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
