@@ -25,7 +25,7 @@ var layer = map[string]int{
 	"internal/avro": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"spec": 1, "config": 1,
 	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
-	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1,
+	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1, "format/cdc": 1,
 	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
 	"filegroup": 3, "mdt": 3,
 	"table":  4,
