@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/write"
@@ -17,8 +18,8 @@ import (
 // names. Each is persisted when given; a value hudi-go cannot write yet is refused.
 
 // persistedCreateSettings returns the given settings that create persists as they are:
-// hoodie.table.timeline.timezone, hoodie.table.base.file.format, the CDC and bootstrap
-// switches when off, hoodie.partition.metafile.use.base.format when false, and the
+// hoodie.table.timeline.timezone, hoodie.table.base.file.format, the CDC switch and mode,
+// the bootstrap switches when off, hoodie.partition.metafile.use.base.format when false, and the
 // timestamp key generator's settings (HoodieTableConfig.PERSISTED_CONFIG_LIST). Settings
 // that would make a table hudi-go cannot write are refused.
 func persistedCreateSettings(cfg *config.Config) (map[string]string, error) {
@@ -37,13 +38,27 @@ func persistedCreateSettings(cfg *config.Config) (map[string]string, error) {
 			}
 			extra[k] = "PARQUET"
 		case k == config.CDCEnabled.Name:
-			if !strings.EqualFold(v, "false") {
-				errs = append(errs, fmt.Errorf("%s=%s: writing change-data-capture log files is %w", k, v, write.ErrUnsupported))
-				continue
+			on := strings.EqualFold(v, "true")
+			extra[k] = fmt.Sprint(on)
+			if !on {
+				break
 			}
-			extra[k] = "false"
+			if mode, ok := cfg.Explicit()[config.CDCSupplementalLoggingMode.Name]; ok {
+				// Java persists the mode only with CDC on, and only when given
+				// (HoodieTableMetaClient.PropertyBuilder); the enum name, upper case.
+				m, err := cdc.ParseMode(mode)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				extra[config.CDCSupplementalLoggingMode.Name] = m.String()
+			}
+			if pm, ok := cfg.Explicit()[config.PopulateMetaFields.Name]; ok && strings.EqualFold(pm, "false") {
+				errs = append(errs, fmt.Errorf("%s=true with %s=false: change-data capture without meta fields is %w",
+					k, config.PopulateMetaFields.Name, write.ErrUnsupported))
+			}
 		case k == config.CDCSupplementalLoggingMode.Name:
-			// Java persists the mode only with CDC on; it is meaningless without it.
+			// Persisted with hoodie.table.cdc.enabled=true above; meaningless without it.
 		case k == config.BootstrapBasePath.Name, k == config.BootstrapIndexClass.Name:
 			if strings.TrimSpace(v) != "" {
 				errs = append(errs, fmt.Errorf("%s=%s: bootstrapped tables are %w", k, v, write.ErrUnsupported))

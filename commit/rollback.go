@@ -267,6 +267,16 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 			logMarked[storage.Join(partition, n)] = true
 		}
 	}
+	// Log files under CREATE markers: CDC log files, which a write creates whole (Java's
+	// CREATE and MERGE markers name files to delete, whatever their names).
+	created := map[string]bool{}
+	for partition, names := range out.deletes {
+		for _, n := range names {
+			if _, ok := spec.ParseLogFileName(n); ok {
+				created[storage.Join(partition, n)] = true
+			}
+		}
+	}
 	listing, err := fsview.ListPartitions(ctx, st)
 	if err != nil {
 		return nil, err
@@ -278,12 +288,18 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 			i := strings.Index(name, ".tmp-")
 			if strings.HasPrefix(name, ".") && i > 1 {
 				name = name[1:i]
-				if logMarked[storage.Join(p.Path, name)] {
+				if logMarked[storage.Join(p.Path, name)] || created[storage.Join(p.Path, name)] {
 					add(out.deletes, p.Path, f.Name) // an unfinished log file
 					continue
 				}
 			}
 			if b, ok := spec.ParseBaseFileName(name); ok && b.Instant == instant {
+				add(out.deletes, p.Path, f.Name)
+			}
+			// A CDC log file is named after the instant that wrote it, so it goes by its
+			// name whether or not a marker names it (UNVERIFIED whether Java 0.14's
+			// HoodieWriteHandle.createLogWriter marks it).
+			if l, ok := spec.ParseLogFileName(name); ok && l.CDC() && l.Instant == instant {
 				add(out.deletes, p.Path, f.Name)
 			}
 		}

@@ -577,14 +577,14 @@ var (
 		"Metadata table partitions being built.")
 	// The switches below are persisted by hudi create as Java's
 	// HoodieTableMetaClient.PropertyBuilder persists them; defaults and docs from
-	// HoodieTableConfig (not in defaults-0.14.md). hudi-go writes neither CDC log files nor
-	// bootstrapped tables: create refuses them on, and every change to a table with them
-	// on is refused.
+	// HoodieTableConfig (not in defaults-0.14.md). hudi-go does not write bootstrapped
+	// tables: create refuses them on, and every change to a table with them on is refused.
 	CDCEnabled = key("hoodie.table.cdc.enabled", Bool, Table, "false",
-		"Persist change data for CDC queries (0.13.0). hudi-go cannot write CDC log files: true is refused.")
+		"Persist change data for CDC queries (0.13.0): merges write CDC log files next to the base files they rewrite. "+
+			"Needs meta fields (hoodie.populate.meta.fields=true) in hudi-go.")
 	CDCSupplementalLoggingMode = key("hoodie.table.cdc.supplemental.logging.mode", Enum, Table, "DATA_BEFORE_AFTER",
 		"What the CDC log files hold: OP_KEY_ONLY (record keys), DATA_BEFORE (and before images) or "+
-			"DATA_BEFORE_AFTER (and after images) (0.13.0; 0.14 enum names, UNVERIFIED against 0.14.1's docs). "+
+			"DATA_BEFORE_AFTER (and after images) (0.13.0; 0.14 enum names, any case). "+
 			"Persisted by Java only with CDC on.").
 		enum("OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER")
 	BootstrapBasePath = noDefault("hoodie.bootstrap.base.path", String, Table,

@@ -258,7 +258,7 @@ func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
 				get(b.FileID).bases = append(get(b.FileID).bases, BaseFile{Name: b, Path: storage.Join(p.Path, f.Name), Size: f.Size})
 				continue
 			}
-			if lf, ok := spec.ParseLogFileName(f.Name); ok && !lf.CDC {
+			if lf, ok := spec.ParseLogFileName(f.Name); ok && !lf.CDC() {
 				if replaced[lf.FileID] {
 					continue
 				}

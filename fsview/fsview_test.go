@@ -184,6 +184,7 @@ func TestBuildLayout1(t *testing.T) {
 		logName("M", 4, 1),                     // written by deltacommit 5 against the pending compaction
 		logName("L", 2, 1), logName("L", 2, 2), // log-only group
 		logName("M", 1, 3) + ".cdc", // CDC logs are not data
+		logName("M", 1, 4) + "-cdc", // nor are Hudi 0.14's
 	}
 	morDoneTimeline := concat(v1Commit(1), v1Delta(2), v1Delta(3), v1CompactionDone(4), v1Delta(5))
 	runViewCases(t, 1, ".hoodie", []viewCase{

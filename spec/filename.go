@@ -65,8 +65,23 @@ type LogFileName struct {
 	Extension  string // "log"
 	Version    int
 	WriteToken WriteToken
-	CDC        bool // ".cdc" suffix: change-data log files, not part of the data
+	// CDCSuffix is the suffix of a change-data-capture log file ("" for any other log):
+	// CDCSuffix014 as Hudi 0.14 names them, or ".cdc" as later releases do. Such files hold
+	// CDC_DATA_BLOCKs for CDC queries and are not part of the table's data.
+	CDCSuffix string
 }
+
+// CDCSuffix014 is the suffix Hudi 0.14 appends to the write token of a CDC log file
+// (HoodieCDCUtils.CDC_LOGFILE_SUFFIX = "-cdc", which HoodieLogFormat.WriterBuilder glues to
+// the write token: ".<fileId>_<instant>.log.1_<token>-cdc"). Later releases use ".cdc";
+// Java's FSUtils.LOG_FILE_PATTERN ends in "(.cdc)?", whose unescaped dot matches both.
+const CDCSuffix014 = "-cdc"
+
+// cdcSuffixLater is the CDC log suffix of Hudi releases after 0.14 (read only).
+const cdcSuffixLater = ".cdc"
+
+// CDC reports whether l names a change-data-capture log file.
+func (l LogFileName) CDC() bool { return l.CDCSuffix != "" }
 
 // ParseLogFileName parses a log file name; ok is false for anything else.
 func ParseLogFileName(name string) (LogFileName, bool) {
@@ -75,9 +90,12 @@ func ParseLogFileName(name string) (LogFileName, bool) {
 	}
 	s := name[1:]
 	var l LogFileName
-	if strings.HasSuffix(s, ".cdc") {
-		l.CDC = true
-		s = strings.TrimSuffix(s, ".cdc")
+	for _, suf := range []string{CDCSuffix014, cdcSuffixLater} {
+		if strings.HasSuffix(s, suf) {
+			l.CDCSuffix = suf
+			s = strings.TrimSuffix(s, suf)
+			break
+		}
 	}
 	// <fileId>_<instant>.<ext>.<version>[_<token>]
 	us := strings.IndexByte(s, '_')
@@ -150,9 +168,7 @@ func (l LogFileName) String() string {
 	if l.WriteToken != "" {
 		s += "_" + string(l.WriteToken)
 	}
-	if l.CDC {
-		s += ".cdc"
-	}
+	s += l.CDCSuffix
 	return s
 }
 

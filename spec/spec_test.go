@@ -41,7 +41,10 @@ func TestParseLogFileName(t *testing.T) {
 		{".files-0000-0_00000000000000000.log.1_0-5-5", true,
 			LogFileName{FileID: "files-0000-0", Instant: "00000000000000000", Extension: "log", Version: 1, WriteToken: "0-5-5"}},
 		{".abc-0_20250126040823628.log.3", true, LogFileName{FileID: "abc-0", Instant: "20250126040823628", Extension: "log", Version: 3}},
-		{".abc-0_20250126040823628.log.1_0-1-2.cdc", true, LogFileName{FileID: "abc-0", Instant: "20250126040823628", Extension: "log", Version: 1, WriteToken: "0-1-2", CDC: true}},
+		{".abc-0_20250126040823628.log.1_0-1-2.cdc", true, LogFileName{FileID: "abc-0", Instant: "20250126040823628", Extension: "log", Version: 1, WriteToken: "0-1-2", CDCSuffix: ".cdc"}},
+		// Hudi 0.14's CDC log name: HoodieCDCUtils.CDC_LOGFILE_SUFFIX "-cdc" glued to the
+		// write token by HoodieLogFormat.WriterBuilder.
+		{".abc-0_20250126040823628.log.1_0-1-2-cdc", true, LogFileName{FileID: "abc-0", Instant: "20250126040823628", Extension: "log", Version: 1, WriteToken: "0-1-2", CDCSuffix: "-cdc"}},
 		{".hoodie_partition_metadata", false, LogFileName{}},
 		{"abc_0-1-2_20250126040823628.parquet", false, LogFileName{}},
 		{".abc_20250126040823628.log.x_1-2-3", false, LogFileName{}},
@@ -127,6 +130,7 @@ func TestInstantCompareAndTime(t *testing.T) {
 
 func FuzzParseNames(f *testing.F) {
 	f.Add(".abc-0_20250126040823628.log.1_0-1-2.cdc")
+	f.Add(".abc-0_20250126040823628.log.1_0-1-2-cdc")
 	f.Add("abc_0-1-2_20250126040823628.parquet")
 	f.Add("20260307162434124_20260307162438653.commit")
 	f.Fuzz(func(t *testing.T, s string) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hudi-go/hudi/format/cdc"
 	"strconv"
 	"strings"
 
@@ -236,3 +237,16 @@ func (c *Config) loadTimeline(ctx context.Context, st storage.Storage) (*timelin
 	}
 	return timeline.Load(ctx, st, v, c.TimelinePath())
 }
+
+// Keys of change-data capture (HoodieTableConfig).
+const (
+	KeyCDCEnabled     = "hoodie.table.cdc.enabled"
+	KeyCDCLoggingMode = "hoodie.table.cdc.supplemental.logging.mode"
+)
+
+// CDCEnabled reports hoodie.table.cdc.enabled: writes log the changes they make to CDC log
+// files, for CDC queries.
+func (c *Config) CDCEnabled() bool { return c.boolean(KeyCDCEnabled, false) }
+
+// CDCMode is hoodie.table.cdc.supplemental.logging.mode (DATA_BEFORE_AFTER when unset).
+func (c *Config) CDCMode() (cdc.Mode, error) { return cdc.ParseMode(c.get(KeyCDCLoggingMode)) }

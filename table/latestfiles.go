@@ -78,7 +78,7 @@ func (t *Table) checkLatestFiles(ctx context.Context, listing *fsview.Listing, r
 					if in.Time.Compare(g.baseInstant) >= 0 {
 						g.base, g.baseInstant = p, in.Time
 					}
-				} else if l, ok := spec.ParseLogFileName(name); ok && !l.CDC {
+				} else if l, ok := spec.ParseLogFileName(name); ok && !l.CDC() {
 					g.logs = append(g.logs, logRef{in.Time, p})
 				}
 			}

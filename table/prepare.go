@@ -12,25 +12,28 @@ import (
 // (write.ErrUnsupported is the same value).
 var ErrUnsupportedWrite = errors.New("not supported by the hudi-go writer yet")
 
-// Table keys of features hudi-go cannot write yet.
-const (
-	KeyBootstrapBasePath = "hoodie.bootstrap.base.path"
-	KeyCDCEnabled        = "hoodie.table.cdc.enabled"
-)
+// KeyBootstrapBasePath marks a bootstrapped table, which hudi-go cannot write yet.
+const KeyBootstrapBasePath = "hoodie.bootstrap.base.path"
 
 // CheckWritableFeatures refuses a table whose files hudi-go would write wrongly: a
 // bootstrapped table (its skeleton base files hold only keys; the data is in the source
-// files of hoodie.bootstrap.base.path, which the writer does not merge) and a table with
-// change-data capture on (Java's CDC queries need a CDC log file for each write, which
-// hudi-go does not write).
+// files of hoodie.bootstrap.base.path, which the writer does not merge), and a table with
+// change-data capture on whose CDC log files hudi-go cannot write: one with an unknown
+// supplemental logging mode, or without meta fields (hudi-go's CDC writes and queries key
+// records by _hoodie_record_key).
 func (t *Table) CheckWritableFeatures() error {
 	if v := t.Config.get(KeyBootstrapBasePath); v != "" {
 		return fmt.Errorf("table %s is bootstrapped from %s (%s): writing its skeleton files is %w",
 			t.Config.Name(), v, KeyBootstrapBasePath, ErrUnsupportedWrite)
 	}
-	if t.Config.boolean(KeyCDCEnabled, false) {
-		return fmt.Errorf("table %s has %s=true: writing the change-data-capture log files Java's CDC queries need is %w",
-			t.Config.Name(), KeyCDCEnabled, ErrUnsupportedWrite)
+	if t.Config.CDCEnabled() {
+		if _, err := t.Config.CDCMode(); err != nil {
+			return fmt.Errorf("table %s: %w", t.Config.Name(), err)
+		}
+		if !t.Config.PopulateMetaFields() {
+			return fmt.Errorf("table %s has %s=true and %s=false: change-data capture without meta fields is %w",
+				t.Config.Name(), KeyCDCEnabled, KeyPopulateMetaFields, ErrUnsupportedWrite)
+		}
 	}
 	return nil
 }

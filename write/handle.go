@@ -93,6 +93,10 @@ type writeEnv struct {
 	encErr  error
 
 	consts constCache // constant meta columns (meta.go)
+
+	// cdc is set when the table logs changes (hoodie.table.cdc.enabled): merges write CDC
+	// log files (cdc.go).
+	cdc *cdcSettings
 }
 
 // buffers is bufMem, or mem when the env has none.

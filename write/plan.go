@@ -593,6 +593,7 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 		return commitmeta.WriteStat{}, err
 	}
 	name := fw.fileName()
+	cl := env.cdc.logger() // nil unless the table logs changes
 	var seq, updated, deleted int64
 	replacing := make([]incoming, 0, len(j.changes))
 	consumed := make([]bool, len(all))
@@ -687,6 +688,9 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 					newer = ok && cmp > 0
 				}
 				drop(i)
+				if err := cl.before(key, rec, i); err != nil {
+					return err
+				}
 				updated++
 				partialPicks = append(partialPicks, [2]rowRef{{int(c.batch), int(c.row)}, {len(partialStored), len(storedRows)}})
 				partialRecs = append(partialRecs, c)
@@ -701,6 +705,9 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 				continue
 			}
 			drop(i)
+			if err := cl.before(key, rec, i); err != nil {
+				return err
+			}
 			if c.softDelete {
 				deleted++
 			} else {
@@ -747,7 +754,11 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	}
 	if len(partialRecs) > 0 {
 		rows, err := w.partialMerged(ctx, env, partialPicks, partialStored, partialStoredNewer, partialRecs, sl.Partition, name, task, &seq)
+		if err == nil {
+			err = cl.after(rows)
+		}
 		if err != nil {
+			releaseRecords(rows)
 			fw.abort()
 			return commitmeta.WriteStat{}, err
 		}
@@ -769,7 +780,11 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 			continue
 		}
 		rows, err := env.newRows(ctx, w.in, batch, sl.Partition, name, task, &seq, nil)
+		if err == nil {
+			err = cl.after(rows)
+		}
 		if err != nil {
+			releaseRecords(rows)
 			fw.abort()
 			return commitmeta.WriteStat{}, err
 		}
@@ -787,7 +802,16 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	fw.stat.NumUpdateWrites = updated
 	fw.stat.NumDeletes = deleted
 	fw.stat.NumInserts = int64(len(inserts))
-	return fw.close(env.st, ctx)
+	logCDC := cdcWritten(fw.rows, int64(len(inserts)))
+	stat, err := fw.close(env.st, ctx)
+	if err != nil || !logCDC {
+		return stat, err
+	}
+	// After the base file, as Java's HoodieMergeHandleWithChangeLog.close writes it.
+	if stat.CDCStats, err = cl.write(ctx, env, sl.Partition, sl.FileID, task); err != nil {
+		return stat, fmt.Errorf("merge %s: %w", sl.Base.Path, err)
+	}
+	return stat, nil
 }
 
 // readBase streams a base file conformed to the output schema (older files may lack

@@ -293,6 +293,12 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	if err != nil {
 		return nil, err
 	}
+	outSchema := schema.WithMetaFields(writeSchema)
+	// Settled before the instant starts: a table whose changes cannot be logged fails here.
+	cdcs, err := tableCDCSettings(w.t, avroSchema, outSchema, w.o.LogDataBlockMaxSize)
+	if err != nil {
+		return nil, err
+	}
 	tl := w.t.Timeline
 	if w.o.Concurrency.Mode == commit.OptimisticConcurrency {
 		release, err := w.o.timeline.Lock(ctx, "start write")
@@ -316,8 +322,8 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	if bufMem == memory.DefaultAllocator {
 		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
 	}
-	return &writeEnv{st: w.t.Storage, txn: txn, opts: w.o, mem: w.o.Mem, bufMem: bufMem, outSchema: schema.WithMetaFields(writeSchema),
-		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual()}, nil
+	return &writeEnv{st: w.t.Storage, txn: txn, opts: w.o, mem: w.o.Mem, bufMem: bufMem, outSchema: outSchema,
+		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual(), cdc: cdcs}, nil
 }
 
 // resolveInput settles what a write of rows shaped like input writes: the write schema

@@ -518,7 +518,10 @@ func TestCreatePersistsTableLevelSettings(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"CDC on", []string{"--set", "hoodie.table.cdc.enabled=true"}, "hoodie.table.cdc.enabled=true"},
+		{"CDC without meta fields", []string{"--set", "hoodie.table.cdc.enabled=true", "--set", "hoodie.populate.meta.fields=false"},
+			"change-data capture without meta fields"},
+		{"CDC bad mode", []string{"--set", "hoodie.table.cdc.enabled=true", "--set", "hoodie.table.cdc.supplemental.logging.mode=KEY_OP"},
+			"hoodie.table.cdc.supplemental.logging.mode"},
 		{"bootstrap", []string{"--set", "hoodie.bootstrap.base.path=/data/src"}, "hoodie.bootstrap.base.path"},
 		{"ORC", []string{"--set", "hoodie.table.base.file.format=ORC"}, "hoodie.table.base.file.format=ORC"},
 		{"metafile in base format", []string{"--set", "hoodie.partition.metafile.use.base.format=true"}, "hoodie.partition.metafile.use.base.format=true"},

@@ -155,6 +155,9 @@ type generator struct {
 	maxRows int
 	maxSize int // table size above which writes shrink the table
 	fileMax int // hoodie.parquet.max.file.size
+	// cdc creates the table with change-data capture on (hoodie.table.cdc.enabled) in
+	// this supplemental logging mode ("" = off).
+	cdc string
 }
 
 func (g *generator) newRow(city string) row {
@@ -676,8 +679,12 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 	table := filepath.Join(dir, "trips")
 	g.rng = rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	g.fileMax = []int{20_000, 40_000, 80_000}[rng.IntN(3)]
-	if _, err := hudi("create", table, "--partition-by", "city", "--hive-style", "--precombine", "ts",
-		"--record-key", "uuid", "--schema", tableSchema); err != nil {
+	create := []string{"create", table, "--partition-by", "city", "--hive-style", "--precombine", "ts",
+		"--record-key", "uuid", "--schema", tableSchema}
+	if g.cdc != "" {
+		create = append(create, "--set", "hoodie.table.cdc.enabled=true", "--set", "hoodie.table.cdc.supplemental.logging.mode="+g.cdc)
+	}
+	if _, err := hudi(create...); err != nil {
 		t.Fatal(err)
 	}
 	m := model{}
@@ -754,6 +761,11 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 		}
 		if d := diff(got, m); len(d) > 0 {
 			t.Fatalf("iteration %d: %s: the table differs from the committed writes:\n  %s", *iter, when, strings.Join(d, "\n  "))
+		}
+		if g.cdc != "" {
+			if err := checkCDCFiles(table); err != nil {
+				t.Fatalf("iteration %d: %s: %v", *iter, when, err)
+			}
 		}
 	}
 	check("after calibration")
@@ -913,6 +925,11 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 			}
 			if len(base) > 0 {
 				t.Fatalf("iteration %d: base files of rolled-back instant %s remain: %v", *iter, k, base)
+			}
+			for _, f := range other {
+				if l, ok := spec.ParseLogFileName(filepath.Base(f)); ok && l.CDC() {
+					t.Fatalf("iteration %d: CDC log file of rolled-back instant %s remains: %s", *iter, k, f)
+				}
 			}
 			if len(other) > 0 {
 				st.tmpLeft += len(other)

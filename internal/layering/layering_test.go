@@ -26,7 +26,7 @@ var layer = map[string]int{
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
 	"spec":               1, "config": 1,
 	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
-	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1,
+	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1, "format/cdc": 1,
 	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
 	"filegroup": 3, "mdt": 3,
 	"table":  4,

@@ -1,0 +1,112 @@
+//go:build unix
+
+package crashtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/spec"
+)
+
+// TestCrashDuringCDCWrites is the crash test on a table with change-data capture on: a
+// killed write's CDC log files go with its rollback, committed ones stay and match their
+// cdcStats. The CI form is short (8 kills, about ten seconds); HUDI_SOAK=1 and the other
+// variables of the package comment make it long.
+func TestCrashDuringCDCWrites(t *testing.T) {
+	cfg := loadRunConfig(t, runConfig{seed: 7, minKills: 8, maxIters: 40, duration: 2 * time.Minute,
+		tableIters: 1 << 30, minRows: 30, maxRows: 120, maxSize: 600})
+	rng := rand.New(rand.NewPCG(cfg.seed, 0x63646363726173))
+	st := &stats{points: map[string]int{}, ops: map[string]int{}}
+	start := time.Now()
+	t.Logf("seed %d (rerun with HUDI_CRASH_SEED=%d)", cfg.seed, cfg.seed)
+	defer func() { t.Log(st.summary(cfg.seed, time.Since(start))) }()
+	ciForm := !cfg.soak && os.Getenv("HUDI_CRASH_ITERATIONS") == ""
+	done := func(iter int) bool {
+		switch {
+		case iter >= cfg.maxIters:
+			return true
+		case st.kills < cfg.minKills:
+			return false
+		case ciForm:
+			return true
+		}
+		return time.Since(start) > cfg.duration
+	}
+	modes := []string{"DATA_BEFORE_AFTER", "OP_KEY_ONLY", "DATA_BEFORE"}
+	for iter := 0; !done(iter) && !t.Failed(); {
+		mode := modes[rng.IntN(len(modes))]
+		t.Logf("table in mode %s", mode)
+		runTable(t, rng, st, &iter, iter+cfg.tableIters, done,
+			generator{minRows: cfg.minRows, maxRows: cfg.maxRows, maxSize: cfg.maxSize, cdc: mode})
+	}
+	if st.kills < cfg.minKills && !t.Failed() {
+		t.Errorf("only %d kills (want at least %d)", st.kills, cfg.minKills)
+	}
+}
+
+// checkCDCFiles checks that every CDC log file a completed commit lists in cdcStats is
+// there with its size (unless the cleaner removed its file slice), and that every CDC log file in the table belongs to a completed
+// commit that lists it or to a pending instant.
+func checkCDCFiles(table string) error {
+	tl, err := timelineOf(table)
+	if err != nil {
+		return err
+	}
+	listed := map[string]bool{}
+	for ts, in := range tl {
+		if !in.completed() || !in.isData() {
+			continue
+		}
+		name := spec.InstantFileName{Instant: spec.InstantTime(ts), Action: in.action, State: spec.StateCompleted}.FileName(1)
+		body, err := os.ReadFile(filepath.Join(table, ".hoodie", name))
+		if err != nil {
+			return err
+		}
+		cm, err := commitmeta.Decode(body)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", ts, err)
+		}
+		for _, stats := range cm.PartitionToWriteStats {
+			for _, s := range stats {
+				if _, err := os.Stat(filepath.Join(table, filepath.FromSlash(s.Path))); err != nil {
+					continue // the slice was cleaned, its CDC file with it
+				}
+				for p, size := range s.CDCStats {
+					listed[p] = true
+					fi, err := os.Stat(filepath.Join(table, filepath.FromSlash(p)))
+					if err != nil {
+						return fmt.Errorf("commit %s lists CDC file %s: %w", ts, p, err)
+					}
+					if fi.Size() != size {
+						return fmt.Errorf("commit %s lists CDC file %s of %d bytes; it has %d", ts, p, size, fi.Size())
+					}
+				}
+			}
+		}
+	}
+	return filepath.WalkDir(table, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		l, ok := spec.ParseLogFileName(d.Name())
+		if !ok || !l.CDC() {
+			return nil
+		}
+		rel, _ := filepath.Rel(table, p)
+		rel = filepath.ToSlash(rel)
+		in := tl[string(l.Instant)]
+		switch {
+		case in == nil:
+			return fmt.Errorf("CDC file %s of an instant not on the timeline", rel)
+		case in.completed() && !listed[rel]:
+			return fmt.Errorf("CDC file %s is not in its commit's cdcStats", rel)
+		}
+		return nil
+	})
+}
