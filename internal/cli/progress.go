@@ -25,11 +25,15 @@ type progressPrinter struct {
 	rows      int64
 }
 
+// progressAfter is how long an operation runs quietly in --progress auto before its first
+// progress line: a quick command prints nothing on stderr.
+const progressAfter = 2 * time.Second
+
 func newProgressPrinter(w io.Writer, mode string) (*progressPrinter, error) {
 	p := &progressPrinter{w: w, every: time.Second, now: time.Now}
 	switch mode {
 	case "auto":
-		p.after = 2 * time.Second
+		p.after = progressAfter
 	case "always":
 	case "never":
 		return nil, nil
@@ -75,7 +79,7 @@ func (p *progressPrinter) report(pr hudi.WriteProgress) {
 // stop ends it; when any line was printed, stop prints the final "done" line with the
 // total time.
 func startActivity(w io.Writer, mode, what string) (stop func()) {
-	after, every := 2*time.Second, 5*time.Second
+	after, every := progressAfter, 5*time.Second
 	switch mode {
 	case "never":
 		return func() {}
