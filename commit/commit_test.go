@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -182,7 +183,7 @@ func TestInterruptedRollbackIsFinished(t *testing.T) {
 
 // executeRollbackPlanOnly writes a rollback's requested and inflight files only.
 func executeRollbackPlanOnly(ctx context.Context, st *local.FS, rb, target spec.InstantTime) error {
-	body, err := encodeContainer(rollbackPlanSchema, map[string]any{
+	body, err := encodeContainer(avroschema.RollbackPlan.JSON(), map[string]any{
 		"instantToRollback": map[string]any{"commitTime": string(target), "action": "commit"},
 		"RollbackRequests":  []any{}, "version": int32(1)})
 	if err != nil {

@@ -6,31 +6,12 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
-)
-
-// The writer schemas of restore plans and restore metadata as Java 0.14's generated
-// classes embed them (HoodieRestorePlan.avsc before 1.0 added savepointToRestoreTimestamp
-// and plan version 2; HoodieRestoreMetadata.avsc with restoreInstantInfo), with named
-// types inlined at their first use and the avro.java.string marks the generator adds.
-const (
-	instantInfoSchema = `{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]}`
-
-	restorePlanSchema = `{"type":"record","name":"HoodieRestorePlan","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"instantsToRollback","type":{"type":"array","items":` + instantInfoSchema + `,"default":null},"default":[]},` +
-		`{"name":"version","type":["int","null"],"default":1}]}`
-
-	restoreMetadataSchema = `{"type":"record","name":"HoodieRestoreMetadata","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"startRestoreTime","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"timeTakenInMillis","type":"long"},` +
-		`{"name":"instantsToRollback","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
-		`{"name":"hoodieRestoreMetadata","type":{"type":"map","values":{"type":"array","items":["null",` + rollbackMetadataSchema + `],"default":null,"name":"hoodieRollbackMetadata"},"avro.java.string":"String"}},` +
-		`{"name":"version","type":["int","null"],"default":1},` +
-		`{"name":"restoreInstantInfo","type":{"type":"array","items":"HoodieInstantInfo","default":null},"default":[]}]}`
 )
 
 // RestorePlan is HoodieRestorePlan, the content of <R>.restore.requested: the instants
@@ -66,7 +47,7 @@ func (ct *Timeline) Restore(ctx context.Context, tl *timeline.Timeline, savepoin
 	for _, in := range instants {
 		infos = append(infos, map[string]any{"commitTime": string(in.Time), "action": string(in.Action)})
 	}
-	body, err := encodeContainer(restorePlanSchema, map[string]any{"instantsToRollback": nonNilAny(infos), "version": int32(1)})
+	body, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{"instantsToRollback": nonNilAny(infos), "version": int32(1)})
 	if err != nil {
 		return "", nil, fmt.Errorf("encode restore plan to %s: %w", savepoint, err)
 	}
@@ -149,7 +130,7 @@ func (ct *Timeline) ResumeRestore(ctx context.Context, tl *timeline.Timeline, in
 		record(r.Target, r.Action, r.Metadata)
 	}
 	meta.TimeTakenInMillis = ct.now().Sub(start).Milliseconds()
-	out, err := encodeContainer(restoreMetadataSchema, restoreMetadataValue(meta))
+	out, err := encodeContainer(avroschema.RestoreMetadata.JSON(), restoreMetadataValue(meta))
 	if err != nil {
 		return nil, fmt.Errorf("encode restore metadata %s: %w", in.Time, err)
 	}
@@ -250,7 +231,7 @@ func DecodeRestoreMetadata(data []byte) (*RestoreMetadata, error) {
 		return nil, fmt.Errorf("decode restore metadata: %w", err)
 	}
 	rms, _ := m["hoodieRestoreMetadata"].(map[string]any)
-	rollbackSchema, err := avro.Parse(rollbackMetadataSchema)
+	rollbackSchema, err := avro.Parse(avroschema.RollbackMetadata.JSON())
 	if err != nil {
 		return nil, err
 	}

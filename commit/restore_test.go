@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
@@ -91,7 +92,7 @@ func sampleRollback(target string) *commitmeta.RollbackMetadata {
 // HoodieRestoreMetadata.avsc, with HoodieRollbackMetadata and HoodieInstantInfo inlined)
 // and decode back field by field.
 func TestRestoreAvroSchemas(t *testing.T) {
-	plan, err := encodeContainer(restorePlanSchema, map[string]any{"instantsToRollback": []any{
+	plan, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{"instantsToRollback": []any{
 		map[string]any{"commitTime": "20250101000000003", "action": "compaction"},
 		map[string]any{"commitTime": "20250101000000002", "action": "deltacommit"}}, "version": int32(1)})
 	if err != nil {
@@ -115,7 +116,7 @@ func TestRestoreAvroSchemas(t *testing.T) {
 	want := &RestoreMetadata{StartRestoreTime: "20250101000000050", TimeTakenInMillis: 77, InstantsToRollback: []string{"20250101000000002"},
 		Rollbacks: map[string][]*commitmeta.RollbackMetadata{"20250101000000002": {sampleRollback("20250101000000002")}}, Version: 1,
 		RestoreInstantInfo: []commitmeta.InstantInfo{{CommitTime: "20250101000000002", Action: "deltacommit"}}}
-	body, err := encodeContainer(restoreMetadataSchema, restoreMetadataValue(want))
+	body, err := encodeContainer(avroschema.RestoreMetadata.JSON(), restoreMetadataValue(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestRestoreAvroSchemas(t *testing.T) {
 	}
 	// The nested rollback metadata keeps HoodieRollbackMetadata's fields, as in the
 	// Spark-written fixture's schema.
-	rb, err := encodeContainer(rollbackMetadataSchema, rollbackMetadataValue(sampleRollback("x")))
+	rb, err := encodeContainer(avroschema.RollbackMetadata.JSON(), rollbackMetadataValue(sampleRollback("x")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	}
 	// Write only the plan: same code path with a rollback that cannot get further.
 	rb := spec.InstantTime("20250101000000009")
-	body, err := encodeContainer(rollbackPlanSchema, map[string]any{
+	body, err := encodeContainer(avroschema.RollbackPlan.JSON(), map[string]any{
 		"instantToRollback": map[string]any{"commitTime": string(target), "action": "commit"},
 		"RollbackRequests": []any{map[string]any{"partitionPath": "", "fileId": "", "latestBaseInstant": "",
 			"filesToBeDeleted": []any{absPath(st, "", base)}, "logBlocksToBeDeleted": map[string]any{}}},
@@ -210,7 +211,7 @@ func TestPendingRestoreRefusesEverythingElse(t *testing.T) {
 		c2 + ".commit.requested", c2 + ".inflight", c2 + ".commit"} {
 		os.WriteFile(filepath.Join(dir, ".hoodie", n), []byte("{}"), 0o644)
 	}
-	plan, err := encodeContainer(restorePlanSchema, map[string]any{
+	plan, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{
 		"instantsToRollback": []any{map[string]any{"commitTime": c2, "action": "commit"}}, "version": int32(1)})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/fsview"
@@ -13,14 +14,6 @@ import (
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
-)
-
-// The writer schemas Java 0.14/0.15 embeds in rollback plans and rollback metadata,
-// copied from the Spark-written fixture mor-parquet/v6_nonpartitioned_rollback so that
-// Java reads what we write with the same field order and defaults.
-const (
-	rollbackPlanSchema     = `{"type":"record","name":"HoodieRollbackPlan","namespace":"org.apache.hudi.avro.model","fields":[{"name":"instantToRollback","type":["null",{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]}],"doc":"Hoodie instant that needs to be rolled back","default":null},{"name":"RollbackRequests","type":["null",{"type":"array","items":{"type":"record","name":"HoodieRollbackRequest","fields":[{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"latestBaseInstant","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"filesToBeDeleted","type":{"type":"array","items":{"type":"string","avro.java.string":"String"},"default":[]},"default":[]},{"name":"logBlocksToBeDeleted","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null}]}}],"default":null},{"name":"version","type":["int","null"],"default":1}]}`
-	rollbackMetadataSchema = `{"type":"record","name":"HoodieRollbackMetadata","namespace":"org.apache.hudi.avro.model","fields":[{"name":"startRollbackTime","type":{"type":"string","avro.java.string":"String"}},{"name":"timeTakenInMillis","type":"long"},{"name":"totalFilesDeleted","type":"int"},{"name":"commitsRollback","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieRollbackPartitionMetadata","fields":[{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},{"name":"successDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"failedDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"rollbackLogFiles","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null},{"name":"logFilesFromFailedCommit","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null}]},"avro.java.string":"String"}},{"name":"version","type":["int","null"],"default":1},{"name":"instantsRollback","type":{"type":"array","items":{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]},"default":[]},"default":[]}]}`
 )
 
 // ErrWriterAlive means a pending write still has a live heartbeat: another writer is
@@ -466,7 +459,7 @@ func (ct *Timeline) runRollback(ctx context.Context, tl *timeline.Timeline, rb, 
 			"RollbackRequests":  requests,
 			"version":           int32(1),
 		}
-		body, err := encodeContainer(rollbackPlanSchema, plan)
+		body, err := encodeContainer(avroschema.RollbackPlan.JSON(), plan)
 		if err != nil {
 			return nil, fmt.Errorf("encode rollback plan for %s: %w", target, err)
 		}
@@ -532,7 +525,7 @@ func (ct *Timeline) runRollback(ctx context.Context, tl *timeline.Timeline, rb, 
 	}
 	meta.TimeTakenInMillis = ct.now().Sub(start).Milliseconds()
 	if publish {
-		body, err := encodeContainer(rollbackMetadataSchema, rollbackMetadataValue(meta))
+		body, err := encodeContainer(avroschema.RollbackMetadata.JSON(), rollbackMetadataValue(meta))
 		if err != nil {
 			return nil, fmt.Errorf("encode rollback metadata for %s: %w", target, err)
 		}

@@ -22,7 +22,7 @@ const module = "github.com/hudi-go/hudi"
 // shallower ones. A package missing here fails the test, so a new package must be placed.
 var layer = map[string]int{
 	"storage": 0, "storage/local": 0, "storage/mem": 0,
-	"internal/avro": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
+	"internal/avro": 0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
 	"spec":               1, "config": 1,
 	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/filegroup"
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
@@ -35,11 +36,6 @@ import (
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
-
-// planSchema is HoodieCompactionPlan as Java embeds it in compaction.requested, copied
-// verbatim from the Spark-written fixture trips-mor-avro/v8_trips_8i3u1d
-// (20251220210129235.compaction.requested).
-const planSchema = `{"type":"record","name":"HoodieCompactionPlan","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operations","type":["null",{"type":"array","items":{"type":"record","name":"HoodieCompactionOperation","fields":[{"name":"baseInstantTime","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null}]}}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"strategy","type":["null",{"type":"record","name":"HoodieCompactionStrategy","fields":[{"name":"compactorClassName","type":["null",{"type":"string","avro.java.string":"String"}],"doc":"The class name that is provided here should extend CompactionExecutionStrategy abstract class, idea is that the plan generator will also provide the execution strategy to use.","default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"doc":"These parameters play a key role in determining which action type it is i.e. compaction or logcompaction and it will also include configs that determine how compaction needs to be executed.","default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"preserveHoodieMetadata","type":["boolean","null"],"default":false},{"name":"missingSchedulePartitions","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null}]}`
 
 // Metric names of HoodieCompactionOperation.metrics (Java's CompactionStrategy).
 const (
@@ -337,7 +333,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 // EncodePlan encodes a plan as Java writes compaction.requested (an Avro container with
 // the HoodieCompactionPlan schema).
 func EncodePlan(p *commitmeta.CompactionPlan) ([]byte, error) {
-	s, err := avro.Parse(planSchema)
+	s, err := avro.Parse(avroschema.CompactionPlan.JSON())
 	if err != nil {
 		return nil, err
 	}
