@@ -67,7 +67,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, needsOrdering(o), deletes, compactInput(o))
+	// Generated record keys carry the write's instant: it is chosen before the keys are.
+	keys := keyer{gen: gen}
+	var pinned spec.InstantTime
+	var pinnedClock func() time.Time
+	if gen.AutoKeys() && o.Operation != Delete {
+		pinned, pinnedClock = pinInstant(t, o)
+		keys.instant = string(pinned)
+	}
+	in, err := collect(ctx, o.Mem, batches, rows, keys, ordering, needsOrdering(o), deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +117,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	w := &writer{t: t, o: o, in: in, view: view, rules: rules, ordering: ordering, mor: t.Type == spec.MergeOnRead,
-		keys: newStoredKeys(t, gen)}
+		keys: newStoredKeys(t, gen), instantClock: pinnedClock}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -148,6 +156,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	defer env.txn.Close()
+	if err := checkPinned(ctx, w, env.txn, pinned); err != nil {
+		return nil, err
+	}
 	stats, err := w.execute(ctx, env, pl)
 	if err != nil {
 		return nil, err
@@ -304,7 +315,11 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 			return nil, fmt.Errorf("before starting the write: %w", err)
 		}
 	}
-	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, w.o.Now, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
+	clock := w.o.Now
+	if w.instantClock != nil {
+		clock = w.instantClock
+	}
+	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, clock, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
 	if err != nil {
 		return nil, err
 	}
@@ -340,6 +355,10 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
 		return nil, "", nil, nil, err
 	}
+	if err := checkAutoKeys(gen, input, o); err != nil {
+		return nil, "", nil, nil, err
+	}
+	rows = withStoredKey(rows, o)
 	return writeSchema, avroSchema, rows, gen, nil
 }
 
