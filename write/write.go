@@ -565,3 +565,9 @@ func sortRecords(recs []incoming, mode string) {
 		})
 	}
 }
+
+// WritePartitionMetadata creates partition's .hoodie_partition_metadata, naming instant,
+// unless it is present (SQL's repair_add_partition_meta).
+func WritePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, now time.Time) error {
+	return writePartitionMetadata(ctx, st, partition, instant, now)
+}
