@@ -108,6 +108,11 @@ type WriteOptions struct {
 	// where it is true delete their key (unconditionally), the rest are written by the
 	// operation — an upsert and a delete in one commit, as SQL's MERGE INTO needs.
 	DeleteMarker string
+	// Prepped marks rows read from a table whose record keys are generated (no record key
+	// fields), carrying their keys in _hoodie_record_key: each row's stored key is its
+	// key, and a row without one gets a generated key (write.Options.Prepped). SQL's
+	// UPDATE, DELETE and MERGE INTO write such tables so.
+	Prepped bool
 	// Progress, if set, is called at each phase of the write, as its file tasks finish
 	// and before each inline table service; see write.Progress.
 	Progress func(WriteProgress)
@@ -169,6 +174,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Progress:            o.Progress,
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
+		Prepped:             o.Prepped,
 		WriterProps:         cfg.Explicit(),
 	}
 	setFileFormat(&wo, cfg)
@@ -182,6 +188,10 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}
 	wo.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
+	if len(t.meta.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
+		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
+		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
+	}
 	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
 		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
 	}

@@ -68,6 +68,15 @@ func (c Concurrency) Timeline(st storage.Storage, now Clock, zone *time.Location
 	return NewTimeline(st, TimelineOptions{Now: now, Zone: zone, Heartbeat: c.Heartbeat, Lock: c.Lock, Logger: logger})
 }
 
+// WithClock returns a copy of the handle that allocates instant times from now: a write
+// whose generated record keys carry an instant time chosen before planning starts its
+// instant at that time.
+func (ct *Timeline) WithClock(now Clock) *Timeline {
+	c := *ct
+	c.now = now
+	return &c
+}
+
 // Storage is the table's storage.
 func (ct *Timeline) Storage() storage.Storage { return ct.st }
 

@@ -219,9 +219,9 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 	if len(cols) == 0 {
 		return fail(errors.New("no columns"))
 	}
-	if len(cs.keys) == 0 {
-		return fail(errors.New("TBLPROPERTIES primaryKey is required (hudi-go does not generate record keys)"))
-	}
+	// Without primaryKey the table's record keys are generated, as Hudi 0.14 generates
+	// them (AutoRecordGenWrapperKeyGenerator): INSERTs get new keys, UPDATE, DELETE and
+	// MERGE INTO take the stored ones from _hoodie_record_key.
 	if cs.keys, err = canonicalNames(cs.keys, cols); err != nil {
 		return fail(fmt.Errorf("primaryKey: %w", err))
 	}

@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/write"
 )
 
 // Inspection procedures of Hudi's Spark SQL (org.apache.spark.sql.hudi.command.procedures),
@@ -22,14 +24,16 @@ import (
 
 func init() {
 	for name, p := range map[string]procedure{
-		"show_savepoints":        {[]string{"table", "path"}, callShowSavepoints},
-		"show_commit_files":      {[]string{"table", "limit", "instant_time"}, callShowCommitFiles},
-		"show_commit_partitions": {[]string{"table", "limit", "instant_time"}, callShowCommitPartitions},
-		"show_timeline":          {[]string{"table", "path", "limit"}, callShowTimeline},
-		"show_compaction":        {[]string{"table", "path", "limit"}, callShowCompaction},
-		"stats_file_sizes":       {[]string{"table", "partition_path", "limit"}, callStatsFileSizes},
-		"show_fsview_latest":     {[]string{"table", "partition_path", "limit"}, callShowFsviewLatest},
-		"delete_marker":          {[]string{"table", "instant_time"}, callDeleteMarker},
+		"show_savepoints":           {[]string{"table", "path"}, callShowSavepoints},
+		"show_commit_files":         {[]string{"table", "limit", "instant_time"}, callShowCommitFiles},
+		"show_commit_partitions":    {[]string{"table", "limit", "instant_time"}, callShowCommitPartitions},
+		"show_timeline":             {[]string{"table", "path", "limit"}, callShowTimeline},
+		"show_compaction":           {[]string{"table", "path", "limit"}, callShowCompaction},
+		"stats_file_sizes":          {[]string{"table", "partition_path", "limit"}, callStatsFileSizes},
+		"show_fsview_latest":        {[]string{"table", "partition_path", "limit"}, callShowFsviewLatest},
+		"delete_marker":             {[]string{"table", "instant_time"}, callDeleteMarker},
+		"show_clustering":           {[]string{"table", "path", "limit", "show_involved_partition"}, callShowClustering},
+		"repair_add_partition_meta": {[]string{"table", "dry_run"}, callRepairAddPartitionMeta},
 	} {
 		procedures[name] = p
 	}
@@ -322,4 +326,111 @@ func callDeleteMarker(ctx context.Context, e *Engine, h *hudiTable, a procArgs) 
 		return nil, err
 	}
 	return newRowsResult("CALL", []string{"delete_marker_result"}, [][]any{{true}})
+}
+
+// callShowClustering lists clustering instants, newest first (ShowClusteringProcedure of
+// Hudi 0.14: timestamp, input_group_size, state, involved_partitions — the partition of
+// every input slice, sorted and joined by ",", with show_involved_partition => true, else
+// "*"). A replacecommit that is not a clustering (insert_overwrite, delete_partition) is
+// left out: Java's procedure fails on one (hudi-go's choice).
+func callShowClustering(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
+	limit, err := limitArg(a, 20)
+	if err != nil {
+		return nil, err
+	}
+	involved := false
+	if v := a["show_involved_partition"]; v != "" {
+		if involved, err = strconv.ParseBool(v); err != nil {
+			return nil, fmt.Errorf("show_involved_partition %q: want true or false", v)
+		}
+	}
+	m := h.t.Meta()
+	all := m.Timeline.Filter(func(in timeline.Instant) bool {
+		return in.Action == spec.ActionReplaceCommit || in.Action == spec.ActionClustering
+	})
+	var rows [][]any
+	for i := len(all) - 1; i >= 0 && len(rows) < limit; i-- {
+		in := all[i]
+		data, err := m.Timeline.ReadRequested(ctx, m.Storage, in)
+		if err != nil {
+			return nil, fmt.Errorf("read the plan of %s: %w", in.Time, err)
+		}
+		rm, err := commitmeta.DecodeRequestedReplace(data)
+		if err != nil {
+			return nil, fmt.Errorf("read the plan of %s: %w", in.Time, err)
+		}
+		if rm.ClusteringPlan == nil {
+			continue
+		}
+		parts := "*"
+		if involved {
+			var ps []string
+			for _, g := range rm.ClusteringPlan.InputGroups {
+				for _, s := range g.Slices {
+					ps = append(ps, s.PartitionPath)
+				}
+			}
+			sort.Strings(ps)
+			parts = strings.Join(ps, ",")
+		}
+		rows = append(rows, []any{string(in.Time), int64(len(rm.ClusteringPlan.InputGroups)), strings.ToUpper(in.State.String()), parts})
+	}
+	return newRowsResult("CALL", []string{"timestamp", "input_group_size", "state", "involved_partitions"}, rows)
+}
+
+// callRepairAddPartitionMeta reports each partition and whether it has its
+// .hoodie_partition_metadata, and with dry_run => false writes the missing ones naming the
+// latest completed commit (RepairAddpartitionmetaProcedure: partition_path,
+// metadata_is_present Yes/No, action None/Repaired). The partitions are the directories
+// holding Hudi data files — with their metadata file or without — where Java lists the
+// folders three levels below the base path (the yyyy/mm/dd layout): hudi-go's choice.
+func callRepairAddPartitionMeta(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
+	dryRun := true
+	if v := a["dry_run"]; v != "" {
+		var err error
+		if dryRun, err = strconv.ParseBool(v); err != nil {
+			return nil, fmt.Errorf("dry_run %q: want true or false", v)
+		}
+	}
+	m := h.t.Meta()
+	listing, err := m.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	present := map[string]bool{}
+	var parts []string
+	for _, p := range listing.Partitions {
+		present[p.Path] = true
+		parts = append(parts, p.Path)
+	}
+	parts = append(parts, listing.NotPartitions...)
+	sort.Strings(parts)
+	var latest spec.InstantTime
+	for _, in := range m.Timeline.Completed() {
+		if in.Action.IsDataAction() {
+			latest = in.Time
+		}
+	}
+	var rows [][]any
+	for _, p := range parts {
+		isPresent, action := "Yes", "None"
+		if !present[p] {
+			isPresent = "No"
+			if !dryRun {
+				if latest == "" {
+					return nil, fmt.Errorf("partition %s: the table has no completed commit to name in its partition metadata", p)
+				}
+				now := time.Now()
+				if e.o.Now != nil {
+					now = e.o.Now()
+				}
+				if err := write.WritePartitionMetadata(ctx, m.Storage, p, latest, now); err != nil {
+					return nil, fmt.Errorf("partition %s: %w", p, err)
+				}
+				action = "Repaired"
+			}
+		}
+		rows = append(rows, []any{p, isPresent, action})
+	}
+	return newRowsResult("CALL", []string{"partition_path", "metadata_is_present", "action"}, rows)
 }

@@ -63,3 +63,50 @@ func TestShowProcedures(t *testing.T) {
 		t.Errorf("unknown instant: %v", err)
 	}
 }
+
+// TestShowClusteringAndRepair: show_clustering lists a scheduled clustering as REQUESTED
+// with its input group count and, once run, COMPLETED, with the partitions of its input
+// slices (sorted, joined by ",") when show_involved_partition is set, "*" otherwise (Hudi
+// 0.14's ShowClusteringProcedure); an insert_overwrite's replacecommit is no clustering and
+// is left out. repair_add_partition_meta reports each partition and, with dry_run =>
+// false, writes a missing .hoodie_partition_metadata (RepairAddpartitionmetaProcedure's
+// columns; the partitions are the directories holding data files, hudi-go's choice).
+func TestShowClusteringAndRepair(t *testing.T) {
+	e := newTrips(t, "cow")
+	run(t, e, "INSERT INTO trips VALUES (5, 'e', 'rider-E', 50.0, 'sf')")
+	run(t, e, "CALL run_clustering(table => 'trips', op => 'schedule', options => 'hoodie.clustering.plan.strategy.small.file.limit=1000000000')")
+	got := query(t, e, "CALL show_clustering(table => 'trips')")
+	if !strings.HasSuffix(got, `"state":"REQUESTED","involved_partitions":"*"}`) || strings.Count(got, "\n") != 0 {
+		t.Fatalf("scheduled clustering:\n%s", got)
+	}
+	run(t, e, "CALL run_clustering(table => 'trips', op => 'execute')")
+	run(t, e, "INSERT OVERWRITE trips PARTITION (city = 'la') SELECT 9, 'z', 'rider-Z', 9.0")
+	got = query(t, e, "CALL show_clustering(table => 'trips', show_involved_partition => true)")
+	if !strings.Contains(got, `"input_group_size":3,"state":"COMPLETED","involved_partitions":"city=la,city=nyc,city=sf"`) || strings.Count(got, "\n") != 0 {
+		t.Errorf("completed clustering:\n%s", got)
+	}
+
+	meta := filepath.Join(e.cat.defaultPath("default", "trips"), "city=nyc", ".hoodie_partition_metadata")
+	if err := os.Remove(meta); err != nil {
+		t.Fatal(err)
+	}
+	dry := query(t, e, "CALL repair_add_partition_meta(table => 'trips')")
+	want := `{"partition_path":"city=la","metadata_is_present":"Yes","action":"None"}
+{"partition_path":"city=nyc","metadata_is_present":"No","action":"None"}
+{"partition_path":"city=sf","metadata_is_present":"Yes","action":"None"}`
+	if dry != want {
+		t.Errorf("dry run:\n%s\nwant\n%s", dry, want)
+	}
+	if _, err := os.Stat(meta); !os.IsNotExist(err) {
+		t.Errorf("dry run wrote the metadata: %v", err)
+	}
+	if got := query(t, e, "CALL repair_add_partition_meta(table => 'trips', dry_run => false)"); !strings.Contains(got, `{"partition_path":"city=nyc","metadata_is_present":"No","action":"Repaired"}`) {
+		t.Errorf("repair:\n%s", got)
+	}
+	if _, err := os.Stat(meta); err != nil {
+		t.Errorf("repair wrote no metadata: %v", err)
+	}
+	if got := query(t, e, "SELECT count(*) AS n FROM trips WHERE city = 'nyc'"); got != `{"n":1}` {
+		t.Errorf("after the repair the partition reads %s", got)
+	}
+}

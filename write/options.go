@@ -119,6 +119,11 @@ type Options struct {
 	// are written by the operation. SQL's MERGE INTO uses it to upsert and delete in one
 	// commit, as Java's ExpressionPayload does. The column itself is never written.
 	DeleteMarker string
+	// Prepped marks rows read from the table, carrying their record keys in
+	// _hoodie_record_key (Java's prepped writes, which Spark SQL's UPDATE, DELETE and MERGE
+	// make): on a table whose record keys are generated, a row's stored key is its key, and
+	// a row without one (a MERGE's insert) gets a generated key. Only for such tables.
+	Prepped bool
 	// LogFileMaxSize (hoodie.logfile.max.size) rolls a deltacommit's log output over to a
 	// new log version once a file reaches it; LogDataBlockMaxSize
 	// (hoodie.logfile.data.block.max.size) cuts data records into blocks of about that

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -32,6 +33,9 @@ type writer struct {
 	keys     storedKeys // where stored rows' record keys come from (virtualkeys.go)
 	// pendingCompaction: groups planned by a pending compaction → its instant (MOR).
 	pendingCompaction map[string]spec.InstantTime
+	// instantClock, if set, is the clock the write's instant is started with: a write
+	// whose generated record keys carry an instant chosen before planning (autokeys.go).
+	instantClock func() time.Time
 }
 
 // mergeJob rewrites one file group: updates, deletes and inserts routed into it.

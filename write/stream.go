@@ -124,7 +124,8 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 		return nil, err
 	}
 	defer env.txn.Close()
-	s := &streamer{w: w, env: env, gen: gen, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
+	// A streamed write starts its instant first: generated keys carry it.
+	s := &streamer{w: w, env: env, gen: gen, keys: keyer{gen: gen, instant: string(env.txn.Instant)}, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
 	stats, err := s.run(ctx, rdr)
 	if errors.Is(err, commit.ErrEarlyConflict) { // new file ids: only with a clashing one
 		return nil, w.abortEarlyConflict(ctx, env.txn, err)
@@ -143,6 +144,7 @@ type streamer struct {
 	w          *writer
 	env        *writeEnv
 	gen        *keygen.Generator
+	keys       keyer
 	rowSchema  *arrow.Schema // input rows conformed and keyed: fileSchema + dropped partition columns
 	fileSchema *arrow.Schema // the write schema, no meta fields
 	input      *arrow.Schema // the reader's schema without meta fields, which every batch must have
@@ -387,7 +389,7 @@ func (s *streamer) writePiece(ctx context.Context, piece streamPiece, stats *[]c
 		}
 		buf = buf[:0]
 		for _, r := range rows[:k] {
-			key, err := s.gen.RecordKey(piece.full, int(r))
+			key, err := s.keys.key(piece.full, int(r), piece.row0+int64(r))
 			if err != nil {
 				return buf, fmt.Errorf("input row %d: %w", piece.row0+int64(r)+1, err)
 			}

@@ -68,7 +68,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, needsOrdering(o), deletes, compactInput(o))
+	// Generated record keys carry the write's instant: it is chosen before the keys are.
+	keys := keyer{gen: gen}
+	var pinned spec.InstantTime
+	var pinnedClock func() time.Time
+	if gen.AutoKeys() && o.Operation != Delete {
+		pinned, pinnedClock = pinInstant(t, o)
+		keys.instant = string(pinned)
+	}
+	in, err := collect(ctx, o.Mem, batches, rows, keys, ordering, needsOrdering(o), deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +118,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	w := &writer{t: t, o: o, in: in, view: view, rules: rules, ordering: ordering, mor: t.Type == spec.MergeOnRead,
-		keys: newStoredKeys(t, gen)}
+		keys: newStoredKeys(t, gen), instantClock: pinnedClock}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -149,6 +157,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	defer env.txn.Close()
+	if err := checkPinned(ctx, w, env.txn, pinned); err != nil {
+		return nil, err
+	}
 	stats, err := w.execute(ctx, env, pl)
 	if errors.Is(err, commit.ErrEarlyConflict) {
 		return nil, w.abortEarlyConflict(ctx, env.txn, err)
@@ -314,7 +325,11 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 			return nil, fmt.Errorf("before starting the write: %w", err)
 		}
 	}
-	txn, err := w.o.timeline.Begin(ctx, tl, action, requested, inflight)
+	handle := w.o.timeline
+	if w.instantClock != nil {
+		handle = handle.WithClock(w.instantClock)
+	}
+	txn, err := handle.Begin(ctx, tl, action, requested, inflight)
 	if err != nil {
 		return nil, err
 	}
@@ -351,6 +366,10 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
 		return nil, "", nil, nil, err
 	}
+	if err := checkAutoKeys(gen, input, o); err != nil {
+		return nil, "", nil, nil, err
+	}
+	rows = withStoredKey(rows, o)
 	return writeSchema, avroSchema, rows, gen, nil
 }
 
@@ -553,4 +572,10 @@ func sortRecords(recs []incoming, mode string) {
 			return recs[i].key < recs[j].key
 		})
 	}
+}
+
+// WritePartitionMetadata creates partition's .hoodie_partition_metadata, naming instant,
+// unless it is present (SQL's repair_add_partition_meta).
+func WritePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, now time.Time) error {
+	return writePartitionMetadata(ctx, st, partition, instant, now)
 }
