@@ -1,0 +1,201 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/schema/internalschema"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
+)
+
+// OperationAlterSchema is the WriteOperationType of a schema change (ALTER_SCHEMA).
+const OperationAlterSchema = "ALTER_SCHEMA"
+
+// SchemaChange is one ALTER TABLE statement of schema evolution on read: columns added,
+// deleted or updated (exactly one of the three, as each Spark statement is one kind of
+// Java's TableChange).
+type SchemaChange struct {
+	Add    []internalschema.AddColumn
+	Delete []string
+	Update []internalschema.UpdateColumn
+}
+
+func (c SchemaChange) kinds() int {
+	n := 0
+	for _, l := range []int{len(c.Add), len(c.Delete), len(c.Update)} {
+		if l > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrKeyColumnChange refuses a rename or drop of a record key, precombine or partition
+// column (Java's AlterTableCommand.checkSchemaChange).
+var ErrKeyColumnChange = errors.New("cannot support apply changes for primaryKey/CombineKey/partitionKey")
+
+// AlterSchema commits one schema change as Java 0.14's AlterTableCommand.commitWithSchema
+// does: an instant with no data (a commit on copy-on-write, a delta commit on
+// merge-on-read) whose inflight file says ALTER_SCHEMA, the table's schema history with
+// the new version in front written under .hoodie/.schema, and commit metadata holding the
+// new InternalSchema (latest_schema, version = the instant time) and its Avro form
+// (schema). The first change of a table derives its InternalSchema from the Avro table
+// schema (meta fields included, ids as AvroInternalSchemaConverter assigns them, version
+// 0), which then starts the history. Refused changes leave no instant.
+func AlterSchema(ctx context.Context, t *table.Table, change SchemaChange, o Options) (*Result, error) {
+	if change.kinds() != 1 {
+		return nil, errors.New("alter schema: give exactly one kind of change (add, delete or update)")
+	}
+	t, o, res, release, err := openForWrite(ctx, t, o)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if o.SchemaOnRead != nil && !*o.SchemaOnRead {
+		return nil, fmt.Errorf("alter schema of %s: hoodie.schema.on.read.enable=false: this change needs schema evolution on read", t.Config.Name())
+	}
+	if t.Config.DropPartitionColumns() {
+		return nil, fmt.Errorf("alter schema of %s: schema evolution on read of tables that drop their partition columns (hoodie.datasource.write.drop.partition.columns) is %w", t.Config.Name(), ErrUnsupported)
+	}
+	start := commit.NewWriteStart(t.Timeline)
+	old, history, err := CurrentInternalSchema(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKeyColumns(t, old, change); err != nil {
+		return nil, err
+	}
+	var next *internalschema.Schema
+	switch {
+	case len(change.Add) > 0:
+		next, err = old.AddColumns(change.Add)
+	case len(change.Delete) > 0:
+		next, err = old.DeleteColumns(change.Delete)
+	default:
+		next, err = old.UpdateColumns(change.Update)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("alter schema of %s: %w", t.Config.Name(), err)
+	}
+	if history == "" {
+		if history, err = internalschema.Inherit(old, ""); err != nil {
+			return nil, err
+		}
+	}
+	action := spec.ActionCommit
+	if t.Type == spec.MergeOnRead {
+		action = spec.ActionDeltaCommit
+	}
+	w := &writer{t: t, o: o}
+	inflight := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{},
+		OperationType: OperationAlterSchema}
+	tl := t.Timeline
+	if o.Concurrency.Mode == commit.OptimisticConcurrency {
+		rel, err := o.Concurrency.Acquire(ctx, "start schema change")
+		if err != nil {
+			return nil, err
+		}
+		tl, err = t.LoadTimeline(ctx)
+		rel()
+		if err != nil {
+			return nil, err
+		}
+	}
+	txn, err := commit.Begin(ctx, t.Storage, tl, action, nil, inflight, o.Now, o.TimelineZone, o.Concurrency.Heartbeat)
+	if err != nil {
+		return nil, err
+	}
+	defer txn.Close()
+	version, err := txn.Instant.Int()
+	if err != nil {
+		return nil, err
+	}
+	next = next.WithVersion(version)
+	text, err := internalschema.Inherit(next, history)
+	if err != nil {
+		return nil, fmt.Errorf("alter schema of %s: %w", t.Config.Name(), err)
+	}
+	if err := t.PersistSchemaHistory(ctx, txn.Instant, text); err != nil {
+		return nil, err
+	}
+	// Java leaves the completed commit's operation type unset (the write client's, null):
+	// only the inflight file says ALTER_SCHEMA (UNVERIFIED against a Java-written table).
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
+		ExtraMetadata: map[string]string{"schema": schema.InternalToAvro(next, t.Config.Name()), internalschema.LatestSchemaKey: next.JSON()}}
+	if err := w.commitUnderLock(ctx, txn, meta, start); err != nil {
+		return nil, err
+	}
+	res.Instant = string(txn.Instant)
+	res.Action = string(action)
+	res.Operation = OperationAlterSchema
+	return res, nil
+}
+
+// CurrentInternalSchema returns the table's InternalSchema now and the text of its schema
+// history ("" when there is none yet). A table never changed by schema evolution on read
+// gets the InternalSchema Java derives from its Avro schema with meta fields (version 0).
+func CurrentInternalSchema(ctx context.Context, t *table.Table) (*internalschema.Schema, string, error) {
+	history, err := t.SchemaHistoryText(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	cur, err := t.InternalSchemaAt(ctx, "")
+	if err != nil {
+		return nil, "", err
+	}
+	if cur != nil {
+		return cur, history, nil
+	}
+	avroSchema, err := t.SchemaAt(ctx, "")
+	if err != nil {
+		return nil, "", err
+	}
+	if avroSchema == "" {
+		return nil, "", fmt.Errorf("table %s records no schema", t.Config.Name())
+	}
+	if t.Config.PopulateMetaFields() {
+		if avroSchema, err = schema.WithMetaFieldsAvro(avroSchema); err != nil {
+			return nil, "", err
+		}
+	}
+	cur, err = schema.InternalFromAvro(avroSchema)
+	if err != nil {
+		return nil, "", fmt.Errorf("table %s schema: %w", t.Config.Name(), err)
+	}
+	return cur, history, nil
+}
+
+// checkKeyColumns refuses renaming or dropping the record key, precombine and partition
+// columns, as Java's AlterTableCommand.checkSchemaChange does.
+func checkKeyColumns(t *table.Table, s *internalschema.Schema, c SchemaChange) error {
+	var keys []string
+	keys = append(keys, t.Config.RecordKeyFields()...)
+	keys = append(keys, t.Config.OrderingFields()...)
+	keys = append(keys, t.Config.PartitionFields()...)
+	var touched []string
+	touched = append(touched, c.Delete...)
+	for _, u := range c.Update {
+		if u.Rename != "" {
+			touched = append(touched, u.Name)
+		}
+	}
+	for _, name := range touched {
+		f, ok := s.Find(name)
+		if !ok {
+			continue // reported by the change itself
+		}
+		full := s.FullName(f.ID)
+		for _, k := range keys {
+			if strings.EqualFold(k, full) {
+				return fmt.Errorf("alter schema of %s: column %s: %w", t.Config.Name(), full, ErrKeyColumnChange)
+			}
+		}
+	}
+	return nil
+}
