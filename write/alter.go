@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/schema/internalschema"
@@ -198,4 +201,70 @@ func checkKeyColumns(t *table.Table, s *internalschema.Schema, c SchemaChange) e
 		}
 	}
 	return nil
+}
+
+// ServiceSchema is the schema a compaction or clustering writes its files with.
+type ServiceSchema struct {
+	// AvroSchema is the commit metadata's schema.
+	AvroSchema string
+	// Data is the data schema (no meta fields) of the written files.
+	Data *arrow.Schema
+	// Evolution reads the slices by column id (schema evolution on read), nil otherwise.
+	Evolution *filegroup.Evolution
+	// Internal is the InternalSchema the files are written under, recorded as the
+	// commit's latest_schema (nil without schema evolution on read).
+	Internal *internalschema.Schema
+}
+
+// ServiceSchemaFor returns the schema a compaction or clustering at instant writes with.
+// Under schema evolution on read it is the InternalSchema of the last commit before the
+// instant, as Java's InternalSchemaCache.getInternalSchemaAndAvroSchemaForClusteringAndCompaction
+// takes it (files planned then were written under it or older versions, read by id);
+// otherwise the table's latest schema.
+func ServiceSchemaFor(ctx context.Context, t *table.Table, instant spec.InstantTime) (*ServiceSchema, error) {
+	q, err := t.InternalSchemaAt(ctx, instant)
+	if err != nil {
+		return nil, err
+	}
+	if q != nil {
+		full, err := schema.ArrowFromInternal(q)
+		if err != nil {
+			return nil, fmt.Errorf("table %s schema (version %d): %w", t.Config.Name(), q.VersionID, err)
+		}
+		return &ServiceSchema{AvroSchema: schema.InternalToAvro(q, t.Config.Name()), Data: schema.WithoutMetaFields(full), Internal: q,
+			Evolution: &filegroup.Evolution{Query: q, FileSchema: func(in spec.InstantTime) (*internalschema.Schema, error) {
+				return t.FileInternalSchema(ctx, in)
+			}}}, nil
+	}
+	avroSchema, err := t.SchemaAt(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if avroSchema == "" {
+		return nil, fmt.Errorf("table %s records no schema", t.Config.Name())
+	}
+	data, err := schema.FromAvro(avroSchema)
+	if err != nil {
+		return nil, fmt.Errorf("table schema: %w", err)
+	}
+	data = schema.WithoutMetaFields(data)
+	// drop.partition.columns: rewritten base files lack the partition columns, as the
+	// files they are made of do (commit schemas already lack them; a create schema may not).
+	data, stripped := DataFileSchema(t.Config, data)
+	if avroSchema == t.Config.CreateSchema() || stripped {
+		// The create schema has another form (no defaults); commits carry the writer's.
+		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
+			return nil, err
+		}
+	}
+	return &ServiceSchema{AvroSchema: avroSchema, Data: data}, nil
+}
+
+// ExtraMetadata is the commit metadata's extraMetadata of a service writing with s.
+func (s *ServiceSchema) ExtraMetadata() map[string]string {
+	m := map[string]string{"schema": s.AvroSchema}
+	if s.Internal != nil {
+		m[internalschema.LatestSchemaKey] = s.Internal.JSON()
+	}
+	return m
 }

@@ -315,3 +315,70 @@ func FuzzParseHistory(f *testing.F) {
 		}
 	})
 }
+
+// TestReconcile pins AvroSchemaEvolutionUtils.reconcileSchema's rules (Java 0.14): same
+// columns → the same schema; new columns (the outermost of a new struct only) get new ids,
+// placed before the following incoming column that exists (smallest old id first); a
+// widened type changes; a missing column stays; a disallowed type change is refused.
+func TestReconcile(t *testing.T) {
+	s := sample()
+	// Incoming schemas are converted from Avro: ids in field order, children after.
+	in := func(fields ...Field) *Schema { return New(0, fields) }
+	f := func(id int, name string, optional bool, t *Type) Field {
+		return Field{ID: id, Name: name, Optional: optional, Type: t}
+	}
+	str := Primitive(String)
+	same, changed, err := s.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Int)),
+		f(2, "s", true, RecordOf(f(5, "x", true, Primitive(Int)), f(6, "y", true, str))),
+		f(3, "arr", true, ArrayOf(7, true, Primitive(Int))),
+		f(4, "m", true, MapOf(8, 9, RecordOf(f(10, "n", true, str)), true))))
+	if err != nil || changed || same != s {
+		t.Fatalf("same columns: changed=%v err=%v", changed, err)
+	}
+	// Other ids in the nested types (as a conversion of another order assigns them) are
+	// still the same columns.
+	if _, changed, _ := s.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Int)),
+		f(2, "s", true, RecordOf(f(15, "x", true, Primitive(Int)), f(16, "y", true, str))),
+		f(3, "arr", true, ArrayOf(17, true, Primitive(Int))),
+		f(4, "m", true, MapOf(18, 19, RecordOf(f(20, "n", true, str)), true)))); changed {
+		t.Fatal("nested ids alone changed the schema")
+	}
+
+	// "nw" given between id and s goes before s; "s.z" after s.y goes at the end of s;
+	// the new struct "top" takes one id, its child the next; id becomes long. Ids go in
+	// the incoming order of the new columns: nw 11, top 12 (p 13), s.z 14.
+	got, changed, err := s.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Long)),
+		f(2, "nw", true, str),
+		f(3, "s", true, RecordOf(f(8, "x", true, Primitive(Int)), f(9, "y", true, str), f(10, "z", true, Primitive(Double)))),
+		f(4, "arr", true, ArrayOf(11, true, Primitive(Int))),
+		f(5, "m", true, MapOf(12, 13, RecordOf(f(14, "n", true, str)), true)),
+		f(6, "top", true, RecordOf(f(15, "p", true, Primitive(Int))))))
+	if err != nil || !changed {
+		t.Fatalf("evolving: changed=%v err=%v", changed, err)
+	}
+	want := `{"max_column_id":14,"version-id":0,"type":"record","fields":[{"id":0,"name":"_hoodie_commit_time","optional":true,"type":"string","doc":""},` +
+		`{"id":1,"name":"id","optional":false,"type":"long"},` +
+		`{"id":11,"name":"nw","optional":true,"type":"string"},` +
+		`{"id":2,"name":"s","optional":true,"type":{"type":"record","fields":[{"id":5,"name":"x","optional":true,"type":"int"},{"id":6,"name":"y","optional":true,"type":"string"},{"id":14,"name":"z","optional":true,"type":"double"}]}},` +
+		`{"id":3,"name":"arr","optional":true,"type":{"type":"array","element-id":7,"element":"int","element_optional":true}},` +
+		`{"id":4,"name":"m","optional":true,"type":{"type":"map","key-id":8,"key":"string","value-id":9,"value":{"type":"record","fields":[{"id":10,"name":"n","optional":true,"type":"string"}]},"value_optional":true}},` +
+		`{"id":12,"name":"top","optional":true,"type":{"type":"record","fields":[{"id":13,"name":"p","optional":true,"type":"int"}]}}]}`
+	if got.JSON() != want {
+		t.Fatalf("evolved:\n got %s\nwant %s", got.JSON(), want)
+	}
+
+	// Missing columns only: a new version with the same columns, as Java records one.
+	got, changed, err = s.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Int))))
+	if err != nil || !changed || !fieldsEqual(got.Fields, s.Fields) || got.MaxColumnID != s.MaxColumnID {
+		t.Fatalf("missing columns: changed=%v err=%v %s", changed, err, got)
+	}
+
+	// long → int is not in the chart.
+	wide, _, err := s.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Long))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := wide.Reconcile(in(f(0, "_hoodie_commit_time", true, str), f(1, "id", false, Primitive(Int)))); !errors.Is(err, ErrChange) {
+		t.Fatalf("long → int: %v", err)
+	}
+}

@@ -128,7 +128,7 @@ func parseSchemaObject(raw map[string]any) (*Schema, error) {
 	if t.Kind != Record {
 		return nil, fmt.Errorf("internal schema: the root is %s, not a record", t)
 	}
-	s := &Schema{Fields: t.Fields}
+	s := &Schema{Fields: t.Fields, index: buildIndex(t.Fields)}
 	if v, ok := raw["version-id"]; ok {
 		n, err := jsonInt(v, "version-id")
 		if err != nil {

@@ -220,6 +220,8 @@ type Schema struct {
 	// RecordName is the root record's Avro full name, when known (not serialized).
 	RecordName string
 
+	// index holds the lookups, built when the schema is made: a schema is shared by the
+	// goroutines reading file slices, so it is never written after construction.
 	index *index
 }
 
@@ -227,6 +229,7 @@ type Schema struct {
 // fields as its MaxColumnID (Java's InternalSchema(versionId, fields)).
 func New(version int64, fields []Field) *Schema {
 	s := &Schema{Fields: fields, VersionID: version}
+	s.index = buildIndex(fields)
 	s.MaxColumnID = s.maxID()
 	return s
 }
@@ -300,8 +303,14 @@ func (s *Schema) idx() *index {
 	if s.index != nil {
 		return s.index
 	}
+	// A Schema literal made outside New or Parse: build the lookups without keeping them,
+	// so that concurrent readers never race on the field.
+	return buildIndex(s.Fields)
+}
+
+func buildIndex(fields []Field) *index {
 	ix := &index{byID: map[int]Field{}, nameOf: map[int]string{}, idOf: map[string]int{}, lowerIDs: map[string][]int{}, parent: map[int]int{}}
-	walk(s.Fields, func(f Field, name string, parent int) {
+	walk(fields, func(f Field, name string, parent int) {
 		ix.byID[f.ID] = f
 		ix.nameOf[f.ID] = name
 		ix.idOf[name] = f.ID
@@ -311,7 +320,6 @@ func (s *Schema) idx() *index {
 			ix.parent[f.ID] = parent
 		}
 	})
-	s.index = ix
 	return ix
 }
 
