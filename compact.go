@@ -42,7 +42,9 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		co.MaxLogMemory = cfg.Long(config.CompactionMaxMemory)
 	}
 	co.SpillDir = cfg.String(config.SpillableMapPath)
-	co.Write = write.Options{Now: o.Now}
+	// The explicit settings fill the key generator settings a table without meta fields
+	// lacks in hoodie.properties (services/compaction.virtualKeyOptions).
+	co.Write = write.Options{Now: o.Now, WriterProps: cfg.Explicit()}
 	setFileFormat(&co.Write, cfg)
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC

@@ -15,14 +15,6 @@ import (
 // Table-level keys Java persists into hoodie.properties when a table is created from
 // them (HoodieTableMetaClient.PropertyBuilder, Hudi 0.14), beyond those CreateOptions
 // names. Each is persisted when given; a value hudi-go cannot write yet is refused.
-const (
-	keyCDCEnabled               = "hoodie.table.cdc.enabled"
-	keyCDCSupplementalLogging   = "hoodie.table.cdc.supplemental.logging.mode"
-	keyBootstrapBasePath        = "hoodie.bootstrap.base.path"
-	keyBootstrapIndexClass      = "hoodie.bootstrap.index.class"
-	keyBootstrapIndexEnable     = "hoodie.bootstrap.index.enable"
-	keyPartitionMetafileUseBase = "hoodie.partition.metafile.use.base.format"
-)
 
 // persistedCreateSettings returns the given settings that create persists as they are:
 // hoodie.table.timeline.timezone, hoodie.table.base.file.format, the CDC and bootstrap
@@ -44,21 +36,21 @@ func persistedCreateSettings(cfg *config.Config) (map[string]string, error) {
 				continue
 			}
 			extra[k] = "PARQUET"
-		case k == keyCDCEnabled:
+		case k == config.CDCEnabled.Name:
 			if !strings.EqualFold(v, "false") {
 				errs = append(errs, fmt.Errorf("%s=%s: writing change-data-capture log files is %w", k, v, write.ErrUnsupported))
 				continue
 			}
 			extra[k] = "false"
-		case k == keyCDCSupplementalLogging:
+		case k == config.CDCSupplementalLoggingMode.Name:
 			// Java persists the mode only with CDC on; it is meaningless without it.
-		case k == keyBootstrapBasePath, k == keyBootstrapIndexClass:
+		case k == config.BootstrapBasePath.Name, k == config.BootstrapIndexClass.Name:
 			if strings.TrimSpace(v) != "" {
 				errs = append(errs, fmt.Errorf("%s=%s: bootstrapped tables are %w", k, v, write.ErrUnsupported))
 			}
-		case k == keyBootstrapIndexEnable:
+		case k == config.BootstrapIndexEnable.Name:
 			extra[k] = strings.ToLower(v)
-		case k == keyPartitionMetafileUseBase:
+		case k == config.PartitionMetafileUseBaseFormat.Name:
 			if !strings.EqualFold(v, "false") {
 				errs = append(errs, fmt.Errorf("%s=%s: partition metadata in base-file format is %w", k, v, write.ErrUnsupported))
 				continue

@@ -8,11 +8,14 @@ package hudi
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/read"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -77,6 +80,12 @@ type ScanOptions struct {
 	Filter        string   // e.g. "city = 'sao_paulo' and fare > 20"
 	BatchSize     int      // rows per batch (default 8192)
 	Parallelism   int      // file slices read at once (default: CPUs)
+	// Settings are hoodie.* settings for the read. A read takes only key generator
+	// settings (hoodie.keygen.*), and only on a table without meta fields
+	// (hoodie.populate.meta.fields=false), whose record keys it rebuilds with the table's
+	// key generator: Spark 0.14 keeps hoodie.keygen.timebased.* out of hoodie.properties,
+	// so they are given with each write, compaction and read. Any other key is refused.
+	Settings map[string]string
 }
 
 // Scan plans a query; Run streams its record batches.
@@ -106,11 +115,42 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
 	}
+	if opts.KeyGenSettings, err = readSettings(t.meta.Config, o.Settings); err != nil {
+		return nil, err
+	}
 	s, err := read.Plan(ctx, t.meta, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Scan{s: s}, nil
+}
+
+// readSettings validates a read's settings (ScanOptions.Settings) and returns them by
+// canonical name.
+func readSettings(tc *table.Config, settings map[string]string) (map[string]string, error) {
+	if len(settings) == 0 {
+		return nil, nil
+	}
+	cfg := config.New()
+	if _, err := cfg.SetAll(settings); err != nil {
+		return nil, fmt.Errorf("read settings: %w", err)
+	}
+	explicit := cfg.Explicit()
+	keys := make([]string, 0, len(explicit))
+	for k := range explicit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "hoodie.keygen.") {
+			return nil, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*)", k)
+		}
+		if tc.PopulateMetaFields() {
+			return nil, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
+				"(hoodie.populate.meta.fields=false); table %s has them and reads its keys from _hoodie_record_key", k, tc.Name())
+		}
+	}
+	return explicit, nil
 }
 
 func instantArg(name, v string) (spec.InstantTime, error) {
@@ -129,3 +169,28 @@ func (s *Scan) Schema() *arrow.Schema { return s.s.Schema() }
 
 // Run streams the record batches to fn; a batch is released after fn returns.
 func (s *Scan) Run(ctx context.Context, fn func(arrow.Record) error) error { return s.s.Run(ctx, fn) }
+
+// FullSchema is the table schema (meta fields first) the scan reads, whatever its
+// projection.
+func (s *Scan) FullSchema() *arrow.Schema { return s.s.FullSchema() }
+
+// Project returns a scan of the same plan that outputs only cols.
+func (s *Scan) Project(cols []string) (*Scan, error) {
+	p, err := s.s.Project(cols)
+	if err != nil {
+		return nil, err
+	}
+	return &Scan{s: p}, nil
+}
+
+// TakeBaseFiles removes from the scan the slices read from their base file alone whose
+// base file accept takes (path relative to the table root), after partition and record
+// key pruning, and returns those paths: the caller reads them as they are and applies its
+// own filter to their rows. Run then reads the rest. See read.Scan.TakeBaseFiles.
+func (s *Scan) TakeBaseFiles(ctx context.Context, accept func(path string) bool) []string {
+	var out []string
+	for _, sl := range s.s.TakeBaseFiles(ctx, func(sl fsview.FileSlice) bool { return accept(sl.Base.Path) }) {
+		out = append(out, sl.Base.Path)
+	}
+	return out
+}

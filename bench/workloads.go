@@ -39,6 +39,7 @@ func workloads() []workload {
 		{"W5", "planning over many commits and files", w5Planning},
 		{"W6", "point lookups and deletes by index", w6LookupDelete},
 		{"W7", "many small upsert commits", w7SmallCommits},
+		{"W8", "hudi sql queries vs DuckDB read_parquet; MOR snapshot vs read-optimized", w8SQL},
 	}
 }
 

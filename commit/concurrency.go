@@ -129,15 +129,6 @@ func (c Concurrency) Close() {
 	}
 }
 
-// Acquire takes the table lock for what (re-entering it when this operation already holds
-// it) and returns its release; without a lock it returns a no-op.
-func (c Concurrency) Acquire(ctx context.Context, what string) (func(), error) {
-	if c.Lock == nil {
-		return func() {}, nil
-	}
-	return c.Lock.Lock(ctx, what)
-}
-
 // WriteStart is what a write saw of the timeline when it planned: the conflict check
 // looks only at what changed after it.
 type WriteStart struct {
@@ -318,17 +309,4 @@ func pendingReplaceGroups(ctx context.Context, st storage.Storage, tl *timeline.
 		}
 	}
 	return groups, nil
-}
-
-// CompleteUnderLock publishes a table service's instant (compaction, clustering) while
-// holding the table lock, as Java's table service client completes them inside a
-// transaction: the completed file never lands between another writer's conflict check
-// and its commit.
-func (c Concurrency) CompleteUnderLock(ctx context.Context, txn *Txn, meta *commitmeta.CommitMetadata) error {
-	release, err := c.Acquire(ctx, fmt.Sprintf("complete %s %s", txn.Action, txn.Instant))
-	if err != nil {
-		return err
-	}
-	defer release()
-	return txn.Complete(ctx, meta)
 }

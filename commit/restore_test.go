@@ -182,7 +182,7 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, ".hoodie", string(rb)+".rollback.requested"), body, 0o644)
 	now := func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) }
-	rolled, err := RollbackFailedWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC})
+	rolled, err := handle(st, now, HeartbeatOptions{}).RollbackFailedWrites(ctx, load(t, dir))
 	if err != nil || len(rolled) != 1 || rolled[0] != target {
 		t.Fatalf("rolled %v, %v", rolled, err)
 	}
@@ -225,14 +225,23 @@ func TestPendingRestoreRefusesEverythingElse(t *testing.T) {
 	now := func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) }
 	for name, run := range map[string]func() error{
 		"commit": func() error {
-			_, err := Begin(ctx, st, tl, spec.ActionCommit, nil, &commitmeta.CommitMetadata{}, now, time.UTC, HeartbeatOptions{})
+			_, err := handle(st, now, HeartbeatOptions{}).Begin(ctx, tl, spec.ActionCommit, nil, &commitmeta.CommitMetadata{})
 			return err
 		},
-		"compaction request": func() error { _, err := RequestCompaction(ctx, st, tl, []byte("x"), now, time.UTC); return err },
-		"clean request":      func() error { _, err := RequestClean(ctx, st, tl, []byte("x"), now, time.UTC); return err },
-		"clustering request": func() error { _, err := RequestClustering(ctx, st, tl, []byte("x"), now, time.UTC); return err },
+		"compaction request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestCompaction(ctx, tl, []byte("x"))
+			return err
+		},
+		"clean request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestClean(ctx, tl, []byte("x"))
+			return err
+		},
+		"clustering request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestClustering(ctx, tl, []byte("x"))
+			return err
+		},
 		"rollback of failed writes": func() error {
-			_, err := RollbackFailedWrites(ctx, st, tl, RollbackOptions{Now: now, Location: time.UTC})
+			_, err := handle(st, now, HeartbeatOptions{}).RollbackFailedWrites(ctx, tl)
 			return err
 		},
 	} {

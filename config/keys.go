@@ -564,6 +564,27 @@ var (
 		"Metadata table partitions that are ready for readers.")
 	TableMetadataPartitionsInflight = noDefault("hoodie.table.metadata.partitions.inflight", List, Table,
 		"Metadata table partitions being built.")
+	// The switches below are persisted by hudi create as Java's
+	// HoodieTableMetaClient.PropertyBuilder persists them; defaults and docs from
+	// HoodieTableConfig (not in defaults-0.14.md). hudi-go writes neither CDC log files nor
+	// bootstrapped tables: create refuses them on, and every change to a table with them
+	// on is refused.
+	CDCEnabled = key("hoodie.table.cdc.enabled", Bool, Table, "false",
+		"Persist change data for CDC queries (0.13.0). hudi-go cannot write CDC log files: true is refused.")
+	CDCSupplementalLoggingMode = key("hoodie.table.cdc.supplemental.logging.mode", Enum, Table, "DATA_BEFORE_AFTER",
+		"What the CDC log files hold: OP_KEY_ONLY (record keys), DATA_BEFORE (and before images) or "+
+			"DATA_BEFORE_AFTER (and after images) (0.13.0; 0.14 enum names, UNVERIFIED against 0.14.1's docs). "+
+			"Persisted by Java only with CDC on.").
+		enum("OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER")
+	BootstrapBasePath = noDefault("hoodie.bootstrap.base.path", String, Table,
+		"Base path of the dataset bootstrapped as this Hudi table. hudi-go cannot write bootstrapped tables: a non-empty value is refused.")
+	BootstrapIndexClass = key("hoodie.bootstrap.index.class", String, Table, "org.apache.hudi.common.bootstrap.index.HFileBootstrapIndex",
+		"Index mapping base files to bootstrap source files. hudi-go refuses a non-empty value at create (bootstrapped tables).")
+	BootstrapIndexEnable = key("hoodie.bootstrap.index.enable", Bool, Table, "true",
+		"Whether a bootstrapped table has a bootstrap index.")
+	PartitionMetafileUseBaseFormat = key("hoodie.partition.metafile.use.base.format", Bool, Table, "false",
+		"Write .hoodie_partition_metadata in the base file format (Parquet) instead of a properties file. "+
+			"hudi-go writes properties files: true is refused.")
 )
 
 // §14 Spark datasource read options.
@@ -673,7 +694,8 @@ func registered() []Key {
 		TimelineTimezone, TimelineLayoutVersion, TimelineHolesResolutionPolicy, TableName, DatabaseName, TableType,
 		TableVersion, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,
 		PopulateMetaFields, ArchivelogFolder, TableChecksum, TableRecordMergerStrategy, TableCreateSchema,
-		TableMetadataPartitions, TableMetadataPartitionsInflight,
+		TableMetadataPartitions, TableMetadataPartitionsInflight, CDCEnabled, CDCSupplementalLoggingMode,
+		BootstrapBasePath, BootstrapIndexClass, BootstrapIndexEnable, PartitionMetafileUseBaseFormat,
 		// §14
 		QueryType, BeginInstantTime, EndInstantTime, TimeTravelAsOfInstant, IncrFallbackFullTableScan,
 		IncrReadSchemaUseEndInstant, MergeType, IncrementalFormat, IncrPathGlob, IncrFilters,

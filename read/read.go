@@ -23,7 +23,6 @@ import (
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/schema/internalschema"
@@ -49,8 +48,13 @@ type Options struct {
 	BatchSize int
 	// Parallelism is the number of slices read at once (default: number of CPUs).
 	Parallelism int
-	Mem         memory.Allocator
-	Logger      *slog.Logger
+	// KeyGenSettings are key generator settings (canonical hoodie.keygen.* names) for a
+	// table without meta fields whose hoodie.properties lacks them: Spark 0.14 keeps
+	// hoodie.keygen.timebased.* out of it, and the record keys of such a table are rebuilt
+	// with its key generator (table.Config.KeyGen).
+	KeyGenSettings map[string]string
+	Mem            memory.Allocator
+	Logger         *slog.Logger
 }
 
 // Scan is a planned query.
@@ -69,7 +73,7 @@ type Scan struct {
 	pinnedKeys      []string // Java String order
 	pinnedSet       map[string]struct{}
 	pinnedValidUTF8 bool
-	keyCounters     keyPruneCounters
+	keyCounters     *keyPruneCounters
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -114,7 +118,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	s := &Scan{t: t, opts: opts}
+	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
 		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
 	}
@@ -256,9 +260,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	if !t.Config.PopulateMetaFields() {
 		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
-		gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-			PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-			URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+		gen, err := t.Config.KeyGen(full, opts.KeyGenSettings)
 		if err != nil {
 			return nil, fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 		}
@@ -485,6 +487,9 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
 	if s.skipByKey(ctx, sl) {
 		return nil
+	}
+	if s.logsOnly(ctx, sl) {
+		sl.Base = nil
 	}
 	opts := s.fgOpts
 	if s.keyPinned && opts.SelectRowGroups != nil {

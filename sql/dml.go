@@ -140,7 +140,7 @@ func (e *Engine) commit(ctx context.Context, h *hudiTable, rows *rowSet, op stri
 	if rows.n == 0 && op != opInsertOverwrite && op != opInsertOverwriteTable {
 		return nil, nil
 	}
-	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now})
+	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now, Progress: e.o.Progress})
 	if err != nil {
 		return res, fmt.Errorf("write %s: %w", h.label(), err)
 	}
@@ -517,6 +517,13 @@ func (e *Engine) execSelect(ctx context.Context, b *binder, s *parser.Select) (*
 	q, err := b.render(ctx, s.Query)
 	if err != nil {
 		return nil, atPos(s.Pos, err)
+	}
+	if e.o.StreamResults {
+		sc, read, cleanup, err := e.queryStream(ctx, q)
+		if err != nil {
+			return nil, atPos(s.Pos, e.duckError(err))
+		}
+		return &Result{Kind: "SELECT", Schema: sc, stream: read, cleanup: cleanup}, nil
 	}
 	sc, recs, err := e.query(ctx, q)
 	if err != nil {

@@ -42,7 +42,12 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 	if err := checkMergeOn(on, talias, h.t.Meta().Config.RecordKeyFields()); err != nil {
 		return fail(err)
 	}
-	src, err := b.render(ctx, s.Source)
+	source := s.Source
+	source.Refs = append([]parser.TableRef(nil), source.Refs...)
+	for i := range source.Refs {
+		source.Refs[i].Aliased = true // named below: SourceAlias or the table's name
+	}
+	src, err := b.render(ctx, source)
 	if err != nil {
 		return fail(err)
 	}
@@ -241,7 +246,7 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 			return fail(err)
 		}
 		defer marked.release()
-		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil),
+		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil), Progress: e.o.Progress,
 			Logger: e.logger, Now: e.o.Now, DeleteMarker: deleteMarker})
 		if err != nil {
 			return fail(fmt.Errorf("write %s: %w", h.label(), err))

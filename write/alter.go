@@ -100,7 +100,7 @@ func AlterSchema(ctx context.Context, t *table.Table, change SchemaChange, o Opt
 		OperationType: OperationAlterSchema}
 	tl := t.Timeline
 	if o.Concurrency.Mode == commit.OptimisticConcurrency {
-		rel, err := o.Concurrency.Acquire(ctx, "start schema change")
+		rel, err := o.timeline.Lock(ctx, "start schema change")
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +110,7 @@ func AlterSchema(ctx context.Context, t *table.Table, change SchemaChange, o Opt
 			return nil, err
 		}
 	}
-	txn, err := commit.Begin(ctx, t.Storage, tl, action, nil, inflight, o.Now, o.TimelineZone, o.Concurrency.Heartbeat)
+	txn, err := o.timeline.Begin(ctx, tl, action, nil, inflight)
 	if err != nil {
 		return nil, err
 	}

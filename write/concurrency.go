@@ -21,7 +21,7 @@ import (
 // out, so it only finds what a process not taking the same lock did (a Java writer, or an
 // InProcessLockProvider across processes), and refusing is better than losing its rows.
 func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *commitmeta.CommitMetadata, start commit.WriteStart) error {
-	release, err := w.o.Concurrency.Acquire(ctx, "commit")
+	release, err := w.o.timeline.Lock(ctx, "commit")
 	if err != nil {
 		return fmt.Errorf("commit instant %s: %w", txn.Instant, err)
 	}
@@ -30,7 +30,7 @@ func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *com
 	if err != nil {
 		return err
 	}
-	if err := txn.CheckAlive(ctx, tl, w.o.Now(), w.o.Concurrency.Heartbeat); err != nil {
+	if err := txn.CheckAlive(ctx, tl); err != nil {
 		return err
 	}
 	conflict := commit.ResolveConflicts(ctx, w.t.Storage, tl, txn.Instant, commit.MutatedFileGroups(meta), start)
@@ -40,8 +40,7 @@ func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *com
 	if !errors.Is(conflict, commit.ErrWriteConflict) {
 		return conflict
 	}
-	rb, err := txn.Abort(ctx, tl, commit.RollbackOptions{Now: w.o.Now, Location: w.o.TimelineZone, Logger: w.o.Logger,
-		Heartbeat: w.o.Concurrency.Heartbeat})
+	rb, err := txn.Abort(ctx, tl)
 	if err != nil {
 		return fmt.Errorf("%w (and rolling it back failed: %v; the next writer or cleaner rolls it back)", conflict, err)
 	}

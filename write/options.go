@@ -157,6 +157,10 @@ type Options struct {
 	// (commit.ConcurrencyFromConfig). The zero value is single-writer mode with the
 	// EAGER policy and no lock.
 	Concurrency commit.Concurrency
+
+	// timeline is the handle every timeline change of the write goes through (set by
+	// openForWrite from the clock, zone, logger and Concurrency above).
+	timeline *commit.Timeline
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -267,4 +271,6 @@ type Result struct {
 	Bytes int64 `json:"bytes"`
 	// RolledBack lists failed writes rolled back before this one.
 	RolledBack []string `json:"rolled_back,omitempty"`
+	// Partitions are the partitions a delete_partition dropped, sorted.
+	Partitions []string `json:"partitions,omitempty"`
 }

@@ -183,6 +183,7 @@ func needsOrdering(o Options) bool {
 // start its instant and to commit (begin, complete), and the lock is not held here.
 func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Table, _ Options, _ *Result, release func(), err error) {
 	o = o.withDefaults()
+	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger)
 	release = func() {}
 	if err := checkWritable(t); err != nil {
 		return nil, o, nil, release, err
@@ -197,7 +198,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	if o.Concurrency.Mode == commit.SingleWriter {
-		if release, err = o.Concurrency.Acquire(ctx, "write"); err != nil {
+		if release, err = o.timeline.Lock(ctx, "write"); err != nil {
 			return nil, o, nil, func() {}, err
 		}
 		defer func() {
@@ -219,8 +220,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 	// expired; NEVER leaves them.
 	var rolled []spec.InstantTime
 	if o.Concurrency.FailedWrites == commit.FailedWritesEager {
-		rolled, err = commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone,
-			Logger: o.Logger, Heartbeat: o.Concurrency.Heartbeat})
+		rolled, err = o.timeline.RollbackFailedWrites(ctx, t.Timeline)
 		for _, r := range rolled {
 			res.RolledBack = append(res.RolledBack, string(r))
 		}
@@ -256,6 +256,12 @@ func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, act
 		res.Records.Updated += s.NumUpdateWrites
 		res.Records.Deleted += s.NumDeletes
 		res.Bytes += s.TotalWriteBytes
+	}
+	if o.Operation == DeletePartition {
+		for p := range replaced {
+			res.Partitions = append(res.Partitions, p)
+		}
+		sort.Strings(res.Partitions)
 	}
 	if o.Operation.isReplace() {
 		meta.PartitionToReplaceFileIDs = map[string][]string{}
@@ -294,7 +300,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	}
 	tl := w.t.Timeline
 	if w.o.Concurrency.Mode == commit.OptimisticConcurrency {
-		release, err := w.o.Concurrency.Acquire(ctx, "start write")
+		release, err := w.o.timeline.Lock(ctx, "start write")
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +312,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 			return nil, fmt.Errorf("before starting the write: %w", err)
 		}
 	}
-	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, w.o.Now, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
+	txn, err := w.o.timeline.Begin(ctx, tl, action, requested, inflight)
 	if err != nil {
 		return nil, err
 	}
@@ -384,24 +390,7 @@ func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Optio
 }
 
 func tableKeyGen(t *table.Table, rows *arrow.Schema, writerProps map[string]string) (*keygen.Generator, error) {
-	props := t.Config.Props.Map()
-	for k, v := range writerProps {
-		if _, ok := props[k]; !ok {
-			props[k] = v
-		}
-	}
-	gen, err := keygen.New(keygen.Options{
-		KeyGenerator:    t.Config.KeyGenerator(),
-		RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(),
-		HiveStyle:       t.Config.HiveStylePartitioning(),
-		URLEncode:       t.Config.URLEncodePartitioning(),
-		Props:           props,
-	}, rows)
-	if err != nil {
-		return nil, fmt.Errorf("key generator: %w", err)
-	}
-	return gen, nil
+	return t.Config.KeyGen(rows, writerProps)
 }
 
 func checkWritable(t *table.Table) error {

@@ -88,6 +88,17 @@ func open(r io.ReaderAt, size int64, name string, mem memory.Allocator, batchSiz
 	if batchSize <= 0 {
 		batchSize = 8192
 	}
+	if md := pr.MetaData(); md != nil {
+		// Lists of lists and of maps in parquet-avro's 2-level form (layout.go).
+		sc, err := readLayout(md.Schema)
+		if err != nil {
+			pr.Close()
+			return nil, fmt.Errorf("parquet file %s: schema: %w", name, err)
+		}
+		if sc != nil {
+			md.Schema = sc
+		}
+	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: batchSize, Parallel: false}, mem)
 	if err != nil {
 		pr.Close()

@@ -70,25 +70,27 @@ type WriterOptions struct {
 // write path (see NewWriter). Rows are buffered in memory, encoded and compressed,
 // only up to one row group. Not safe for concurrent use.
 //
-// A schema of flat columns only (every top-level field a primitive, string, binary,
-// decimal or temporal type: no struct, list or map) is written column by column
-// straight into the row group's column chunk writers, with the definition levels
-// computed here into one reused buffer (all 1 for a column without nulls). pqarrow's
+// Every column is written straight into the column chunk writers of a file.Writer opened
+// on the Avro layout of the schema. A flat column (a primitive, string, binary, decimal
+// or temporal type: no struct, list or map) gets definition levels computed here into one
+// reused buffer (all 1 for a column without nulls); a nested one is shredded into its
+// leaves' levels (shred.go), the levels pqarrow computes for its 3-level form with
+// required elements (TestWriterNestedPagesMatchPqarrow). pqarrow's
 // record path does the same through its level builder, which takes two buffers from
 // arrow-go's shared page-buffer pool per column per call; those steal the pages' 2 MiB
 // value buffers, so every page's buffer was grown again from 256 bytes by doubling
 // (≈4 bytes allocated, 2 copied and 2 zeroed per byte of data: most of bulk_insert's
 // Parquet cost beyond compression). Both paths call the same column writers with the
 // same levels and values, so the files are byte-identical (TestWriterDirectMatchesPqarrow).
-// Schemas with nested columns go through pqarrow.FileWriter.
+// pqarrow.FileWriter is used only by tests (forcePqarrow), to compare.
 type Writer struct {
 	sink    *countingWriter
-	fw      *pqarrow.FileWriter // nested schemas; nil when pw is used
+	fw      *pqarrow.FileWriter // tests only (forcePqarrow); nil when pw is used
 	schema  *arrow.Schema       // the caller's schema
 	wschema *arrow.Schema       // the same with INT32/INT64 leaves marked unannotated
 
-	// Flat schemas: the file, its open row group and pqarrow's write context (timestamp
-	// coercion and the like, as pqarrow.FileWriter uses it).
+	// The file, its open row group and pqarrow's write context (timestamp coercion and the
+	// like, as pqarrow.FileWriter uses it).
 	pw       *file.Writer
 	rgw      file.BufferedRowGroupWriter
 	wctx     context.Context
@@ -132,6 +134,7 @@ type Writer struct {
 	forceDict []string
 	mem       memory.Allocator
 	dicts     []*dictColumn // per top-level column of a flat schema: its fixed dictionary, if chosen
+	shred     []*shredder   // per top-level column: its level builder if it is nested
 
 	closed bool
 	err    error // sticky: pqarrow leaves a file unusable after a failed write
@@ -142,14 +145,12 @@ type Writer struct {
 // FIXED_LEN_BYTE_ARRAY of Java's minimal size, Arrow Int32/Int64 as INT32/INT64
 // without an INT annotation (as parquet-avro writes them), timestamps INT64 TIMESTAMP
 // with isAdjustedToUTC iff the Arrow type has a time zone, dates INT32 DATE, maps
-// key_value with a required key. Lists are 3-level list/element: pqarrow writes only
-// that form; it is what the Spark row writer writes into v6 base files (Hudi 0.15
-// mor-parquet fixtures) and what every Hudi reader accepts. Java 0.14's Avro write path
-// (parquet-avro, old list structure) writes the 2-level form instead
-// (`repeated group array`, as in the 2024 cow/v6_simplekeygen_nonhivestyle fixture files),
-// which cannot hold a null element: writes refuse null elements before they get here
-// (schema.CheckListElements); writing the 2-level form is still to do. Close does not
-// close w.
+// and lists and maps as parquet-avro's old list structure lays them out (layout.go): the
+// 2-level list `group f (LIST) { repeated <element> array }` and `group f (MAP) { repeated
+// group key_value (MAP_KEY_VALUE) { required binary key (UTF8); value } }`, as in the 2024
+// files of the Spark-written cow/v6_simplekeygen_nonhivestyle fixture. A 2-level list
+// cannot hold a null element: Write refuses one naming the column and row (writes refuse
+// them in their input first, schema.CheckListElements). Close does not close w.
 func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) {
 	if sc == nil || sc.NumFields() == 0 {
 		return nil, fmt.Errorf("parquet writer: schema has no fields")
@@ -208,7 +209,11 @@ func NewWriter(w io.Writer, sc *arrow.Schema, o WriterOptions) (*Writer, error) 
 	wprops := pq.NewWriterProperties(props...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))
 
-	psc, err := pqarrow.ToParquet(wschema, wprops, aprops)
+	arrowLayout, err := pqarrow.ToParquet(wschema, wprops, aprops)
+	if err != nil {
+		return nil, fmt.Errorf("parquet writer: schema %s: %w", sc, err)
+	}
+	psc, err := avroLayout(arrowLayout)
 	if err != nil {
 		return nil, fmt.Errorf("parquet writer: schema %s: %w", sc, err)
 	}
@@ -295,9 +300,10 @@ func (w *Writer) open(dict []string) error {
 	}
 	w.dictCols = dict
 	wprops := pq.NewWriterProperties(props...)
-	if allFlat(w.wschema) && !forcePqarrow {
+	if !forcePqarrow {
 		// What pqarrow.NewFileWriter does, minus the ARROW:schema key (not stored: the
-		// writer properties above do not ask for it) and the record path.
+		// writer properties above do not ask for it) and the record path, on the Avro
+		// layout of the schema (layout.go).
 		pw, err := file.NewParquetWriterWithError(w.sink, w.psc.Root(), file.WithWriterProps(wprops), file.WithWriteMetadata(make(metadata.KeyValueMetadata, 0)))
 		if err != nil {
 			return fmt.Errorf("parquet writer: start file: %w", err)
@@ -305,8 +311,16 @@ func (w *Writer) open(dict []string) error {
 		w.pw = pw
 		w.wctx = pqarrow.NewArrowWriteContext(context.Background(), &w.aprops)
 		w.nullable = make([]bool, w.wschema.NumFields())
+		w.shred = make([]*shredder, w.wschema.NumFields())
 		for i, f := range w.wschema.Fields() {
 			w.nullable[i] = f.Nullable
+			if !flatType(f.Type) {
+				plan, err := newShredPlan(w.psc.Root().Field(i), w.schema.Field(i).Type)
+				if err != nil {
+					return err
+				}
+				w.shred[i] = newShredder(plan, w.mem)
+			}
 		}
 		return nil
 	}
@@ -426,14 +440,21 @@ func (w *Writer) writeColumns(rec arrow.Record, off, end int64) (err error) {
 	}()
 	leaf := 0
 	for i, c := range rec.Columns() {
-		cw, err := w.rgw.Column(i)
-		if err != nil {
-			return err
-		}
 		col := c
 		if off != 0 || end != int64(c.Len()) {
 			col = array.NewSlice(c, off, end)
 			defer col.Release()
+		}
+		if sh := w.shred[i]; sh != nil {
+			if err := w.writeNested(sh, col, leaf); err != nil {
+				return err
+			}
+			leaf = addLeafBytes(col, w.leafFed, leaf)
+			continue
+		}
+		cw, err := w.rgw.Column(leaf)
+		if err != nil {
+			return err
 		}
 		var defs []int16
 		if w.nullable[i] {
@@ -459,6 +480,40 @@ func (w *Writer) writeColumns(rec arrow.Record, off, end int64) (err error) {
 			return fmt.Errorf("column %s: %w", w.schema.Field(i).Name, err)
 		}
 		leaf = addLeafBytes(col, w.leafFed, leaf)
+	}
+	return nil
+}
+
+// writeNested writes a nested top-level column whose first leaf is leaf: its levels and
+// values per leaf column, as shredded on the file's (Avro layout) schema.
+func (w *Writer) writeNested(sh *shredder, col arrow.Array, leaf int) error {
+	if err := sh.shred(col, w.numRows); err != nil {
+		return err
+	}
+	for k := range sh.leaves {
+		cw, err := w.rgw.Column(leaf + k)
+		if err != nil {
+			return err
+		}
+		vals, err := sh.values(k)
+		if err != nil {
+			return err
+		}
+		l := &sh.leaves[k]
+		var rep []int16
+		if cw.Descr().MaxRepetitionLevel() > 0 {
+			rep = l.rep
+		}
+		var def []int16
+		if cw.Descr().MaxDefinitionLevel() > 0 {
+			def = l.def
+		}
+		nullable := cw.Descr().SchemaNode().RepetitionType() == pq.Repetitions.Optional
+		err = pqarrow.WriteArrowToColumn(w.wctx, cw, vals, def, rep, nullable)
+		vals.Release()
+		if err != nil {
+			return fmt.Errorf("column %s: %w", cw.Descr().Path(), err)
+		}
 	}
 	return nil
 }
@@ -495,22 +550,29 @@ func (w *Writer) defLevels(a arrow.Array) []int16 {
 var forcePqarrow = false
 
 // allFlat reports whether every top-level field of sc is a single leaf column without
-// nesting, which Writer writes without pqarrow's level builder.
+// nesting.
 func allFlat(sc *arrow.Schema) bool {
 	for _, f := range sc.Fields() {
-		dt := f.Type
-		if et, ok := dt.(arrow.ExtensionType); ok {
-			dt = et.StorageType()
-		}
-		switch dt.ID() {
-		case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-			arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.FIXED_SIZE_BINARY,
-			arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DECIMAL128, arrow.DECIMAL256:
-		default:
+		if !flatType(f.Type) {
 			return false
 		}
 	}
 	return true
+}
+
+// flatType reports whether dt is a single leaf column without nesting, which Writer
+// writes with its own definition levels (0/1); nested ones go through the shredder.
+func flatType(dt arrow.DataType) bool {
+	if et, ok := dt.(arrow.ExtensionType); ok {
+		dt = et.StorageType()
+	}
+	switch dt.ID() {
+	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.LARGE_STRING, arrow.LARGE_BINARY, arrow.FIXED_SIZE_BINARY,
+		arrow.DATE32, arrow.DATE64, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return true
+	}
+	return false
 }
 
 // AddKeyValue sets a footer key/value; it may be called any time before Close (Hudi
@@ -568,6 +630,11 @@ func (w *Writer) Close() error {
 		for _, d := range w.dicts {
 			if d != nil {
 				d.release()
+			}
+		}
+		for _, sh := range w.shred {
+			if sh != nil {
+				sh.release()
 			}
 		}
 	}()

@@ -32,8 +32,10 @@ func metaFields() []arrow.Field {
 	return fs
 }
 
-// allTypesSchema uses the names the reader gives back (list "element", map
-// "key"/"value"), so written and read types compare equal.
+// allTypesSchema uses the names the reader gives back for parquet-avro's layout (list
+// element "array", required; map "key"/"value"), so written and read types compare
+// equal. It has lists of primitives, structs, lists and maps, a map of lists and a
+// struct holding a list and a map.
 func allTypesSchema() *arrow.Schema {
 	fs := append(metaFields(),
 		arrow.Field{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
@@ -47,15 +49,37 @@ func allTypesSchema() *arrow.Schema {
 		arrow.Field{Name: "dec38", Type: &arrow.Decimal128Type{Precision: 38, Scale: 9}, Nullable: true},
 		arrow.Field{Name: "date", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
 		arrow.Field{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
-		arrow.Field{Name: "tags", Type: arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+		arrow.Field{Name: "tags", Type: elemList(arrow.BinaryTypes.String), Nullable: true},
 		arrow.Field{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32), Nullable: true},
 		arrow.Field{Name: "st", Type: arrow.StructOf(
 			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 			arrow.Field{Name: "b", Type: arrow.BinaryTypes.String, Nullable: true},
 			arrow.Field{Name: "c", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true}), Nullable: true},
 		), Nullable: true},
+		// arrow-go reads the repeated struct element of a 2-level list as nullable.
+		arrow.Field{Name: "recs", Type: nullableElemList(arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "c", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), Nullable: true},
+		)), Nullable: true},
+		arrow.Field{Name: "lol", Type: elemList(elemList(arrow.BinaryTypes.String)), Nullable: true},
+		arrow.Field{Name: "lom", Type: elemList(arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32)), Nullable: true},
+		arrow.Field{Name: "mol", Type: arrow.MapOfWithMetadata(arrow.BinaryTypes.String, arrow.Metadata{}, elemList(&arrow.Decimal128Type{Precision: 10, Scale: 2}), arrow.Metadata{}), Nullable: true},
+		arrow.Field{Name: "sl", Type: arrow.StructOf(
+			arrow.Field{Name: "tl", Type: elemList(&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}), Nullable: true},
+			arrow.Field{Name: "dm", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32), Nullable: true},
+		), Nullable: true},
 	)
 	return arrow.NewSchema(fs, nil)
+}
+
+// elemList is a list as the reader gives back parquet-avro's 2-level lists: element
+// "array", required.
+func elemList(dt arrow.DataType) *arrow.ListType {
+	return arrow.ListOfField(arrow.Field{Name: "array", Type: dt, Nullable: false})
+}
+
+func nullableElemList(dt arrow.DataType) *arrow.ListType {
+	return arrow.ListOfField(arrow.Field{Name: "array", Type: dt, Nullable: true})
 }
 
 // allTypesRecord fills n rows starting at row base; every column is null somewhere,
@@ -107,11 +131,8 @@ func allTypesRecord(mem memory.Allocator, sc *arrow.Schema, base, n int) arrow.R
 			lb.Append(true)
 			vb := lb.ValueBuilder().(*array.StringBuilder)
 			for k := 0; k < r%4; k++ {
-				if k == 1 {
-					vb.AppendNull()
-				} else {
-					vb.Append(fmt.Sprintf("t%d", k))
-				}
+				// no null elements: the 2-level form cannot hold them (TestWriterRefusesNullListElement)
+				vb.Append(fmt.Sprintf("t%d", k))
 			}
 		})
 		appendOr(b.Field(c), func() {
@@ -146,6 +167,96 @@ func allTypesRecord(mem memory.Allocator, sc *arrow.Schema, base, n int) arrow.R
 			} else {
 				cb.Append(true)
 				cb.FieldBuilder(0).(*array.Float64Builder).Append(float64(r) * 1.5)
+			}
+		})
+		appendOr(b.Field(c), func() { // recs: list<struct<a string, c struct<x long>>>
+			lb := b.Field(c).(*array.ListBuilder)
+			lb.Append(true)
+			eb := lb.ValueBuilder().(*array.StructBuilder)
+			for k := 0; k < r%4; k++ {
+				eb.Append(true)
+				if (r+k)%3 == 0 {
+					eb.FieldBuilder(0).AppendNull()
+				} else {
+					eb.FieldBuilder(0).(*array.StringBuilder).Append(fmt.Sprintf("r%d.%d", r, k))
+				}
+				cb := eb.FieldBuilder(1).(*array.StructBuilder)
+				if (r+k)%5 == 1 {
+					cb.AppendNull()
+				} else {
+					cb.Append(true)
+					if (r+k)%2 == 0 {
+						cb.FieldBuilder(0).AppendNull()
+					} else {
+						cb.FieldBuilder(0).(*array.Int64Builder).Append(int64(r*k) << 35)
+					}
+				}
+			}
+		})
+		appendOr(b.Field(c), func() { // lol: list<list<string>>, inner lists empty too
+			lb := b.Field(c).(*array.ListBuilder)
+			lb.Append(true)
+			ib := lb.ValueBuilder().(*array.ListBuilder)
+			for k := 0; k < r%3; k++ {
+				ib.Append(true)
+				for j := 0; j < (r+k)%3; j++ {
+					ib.ValueBuilder().(*array.StringBuilder).Append(fmt.Sprintf("l%d.%d.%d", r, k, j))
+				}
+			}
+		})
+		appendOr(b.Field(c), func() { // lom: list<map<string,int>>
+			lb := b.Field(c).(*array.ListBuilder)
+			lb.Append(true)
+			mb := lb.ValueBuilder().(*array.MapBuilder)
+			for k := 0; k < r%3; k++ {
+				mb.Append(true)
+				for j := 0; j < (r+k)%3; j++ {
+					mb.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("k%d", j))
+					if j == 1 {
+						mb.ItemBuilder().AppendNull()
+					} else {
+						mb.ItemBuilder().(*array.Int32Builder).Append(int32(r + j))
+					}
+				}
+			}
+		})
+		appendOr(b.Field(c), func() { // mol: map<string, list<decimal(10,2)>>, null and empty values
+			mb := b.Field(c).(*array.MapBuilder)
+			mb.Append(true)
+			for k := 0; k < r%3; k++ {
+				mb.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("m%d", k))
+				vb := mb.ItemBuilder().(*array.ListBuilder)
+				if (r+k)%4 == 0 {
+					vb.AppendNull()
+					continue
+				}
+				vb.Append(true)
+				for j := 0; j < (r+k)%3; j++ {
+					vb.ValueBuilder().(*array.Decimal128Builder).Append(decimal128.FromI64(int64(r*100 + j)))
+				}
+			}
+		})
+		appendOr(b.Field(c), func() { // sl: struct<tl list<timestamp>, dm map<string,date>>
+			sb := b.Field(c).(*array.StructBuilder)
+			sb.Append(true)
+			tl := sb.FieldBuilder(0).(*array.ListBuilder)
+			if r%4 == 1 {
+				tl.AppendNull()
+			} else {
+				tl.Append(true)
+				for k := 0; k < r%3; k++ {
+					tl.ValueBuilder().(*array.TimestampBuilder).Append(arrow.Timestamp(1700000000000000 + int64(r*k)))
+				}
+			}
+			dm := sb.FieldBuilder(1).(*array.MapBuilder)
+			if r%5 == 2 {
+				dm.AppendNull()
+			} else {
+				dm.Append(true)
+				for k := 0; k < r%2+1; k++ {
+					dm.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("d%d", k))
+					dm.ItemBuilder().(*array.Date32Builder).Append(arrow.Date32(19000 + r + k))
+				}
 			}
 		})
 	}
@@ -311,7 +422,7 @@ func TestWriterPhysicalSchema(t *testing.T) {
 		"dec38":               {pq.Types.FixedLenByteArray, "Decimal(precision=38, scale=9)", schema.ConvertedTypes.Decimal, 16, opt},
 		"date":                {pq.Types.Int32, "Date", schema.ConvertedTypes.Date, -1, opt},
 		"ts":                  {pq.Types.Int64, "Timestamp(isAdjustedToUTC=true, timeUnit=microseconds, is_from_converted_type=false, force_set_converted_type=false)", schema.ConvertedTypes.TimestampMicros, -1, opt},
-		"tags.list.element":   utf8,
+		"tags.array":          {pq.Types.ByteArray, "String", schema.ConvertedTypes.UTF8, -1, pq.Repetitions.Repeated},
 		"m.key_value.key":     {pq.Types.ByteArray, "String", schema.ConvertedTypes.UTF8, -1, pq.Repetitions.Required},
 		"m.key_value.value":   {pq.Types.Int32, "None", none, -1, opt},
 		"st.a":                {pq.Types.Int32, "None", none, -1, opt},
@@ -345,16 +456,18 @@ func TestWriterPhysicalSchema(t *testing.T) {
 		t.Errorf("ts logical type %s", ts)
 	}
 
-	// 3-level list and MAP/key_value, as pqarrow writes them.
+	// 2-level list and MAP/key_value (MAP_KEY_VALUE), as parquet-avro writes them
+	// (TestAvroLayout* compare the whole footer schema).
 	root := md.Schema.Root()
 	tags := root.Field(root.FieldIndexByName("tags")).(*schema.GroupNode)
-	if tags.LogicalType().String() != "List" || tags.Field(0).Name() != "list" || tags.Field(0).RepetitionType() != pq.Repetitions.Repeated ||
-		tags.Field(0).(*schema.GroupNode).Field(0).Name() != "element" {
+	if tags.LogicalType().String() != "List" || tags.Field(0).Name() != "array" || tags.Field(0).RepetitionType() != pq.Repetitions.Repeated ||
+		tags.Field(0).Type() != schema.Primitive {
 		t.Errorf("list layout: %s / %s", tags.LogicalType(), tags.Field(0).Name())
 	}
 	m := root.Field(root.FieldIndexByName("m")).(*schema.GroupNode)
-	if m.LogicalType().String() != "Map" || m.Field(0).Name() != "key_value" || m.Field(0).RepetitionType() != pq.Repetitions.Repeated {
-		t.Errorf("map layout: %s / %s", m.LogicalType(), m.Field(0).Name())
+	if m.LogicalType().String() != "Map" || m.Field(0).Name() != "key_value" || m.Field(0).RepetitionType() != pq.Repetitions.Repeated ||
+		m.Field(0).ConvertedType() != schema.ConvertedTypes.MapKeyValue {
+		t.Errorf("map layout: %s / %s %s", m.LogicalType(), m.Field(0).Name(), m.Field(0).ConvertedType())
 	}
 
 	kv := md.KeyValueMetadata()

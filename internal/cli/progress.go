@@ -68,3 +68,63 @@ func (p *progressPrinter) report(pr hudi.WriteProgress) {
 	}
 	fmt.Fprintln(p.w, line)
 }
+
+// activity prints "hudi: 12.0s <what>" on stderr while a long operation that reports no
+// progress of its own runs (a query, a table service), so a user can tell it is alive:
+// nothing in the first `after` (auto: 2 s), then a line per `every` (5 s). The returned
+// stop ends it; when any line was printed, stop prints the final "done" line with the
+// total time.
+func startActivity(w io.Writer, mode, what string) (stop func()) {
+	after, every := 2*time.Second, 5*time.Second
+	switch mode {
+	case "never":
+		return func() {}
+	case "always":
+		after, every = 0, time.Second
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	printed := false
+	wait := after
+	if after == 0 {
+		fmt.Fprintf(w, "hudi: %6.1fs %s\n", 0.0, what)
+		printed, wait = true, every
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(wait):
+			}
+			mu.Lock()
+			fmt.Fprintf(w, "hudi: %6.1fs %s\n", time.Since(start).Seconds(), what)
+			printed = true
+			mu.Unlock()
+			wait = every
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(quit)
+			wg.Wait()
+			if printed {
+				fmt.Fprintf(w, "hudi: %6.1fs %s: done\n", time.Since(start).Seconds(), what)
+			}
+		})
+	}
+}
+
+// checkProgressMode validates a --progress value.
+func checkProgressMode(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usagef("--progress %q: want auto, always or never", mode)
+}

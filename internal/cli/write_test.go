@@ -577,3 +577,98 @@ func TestWriteRefusesNullListElements(t *testing.T) {
 		}
 	}
 }
+
+// A merge-on-read table without meta fields (hoodie.populate.meta.fields=false) rebuilds
+// its record keys with its key generator when it is read. Writer-level
+// key generator settings that hoodie.properties lacks (Spark 0.14 keeps
+// hoodie.keygen.timebased.* out of it) are honoured there too, given with --set, as writes
+// honour them; without them the read fails naming the missing key, and a value contradicting the
+// table's is refused naming both. A read takes only hoodie.keygen.* settings, and only on a
+// table without meta fields: any other --set is refused (hudi-go's choice: Java's readers
+// take no such options). Java 0.14 (and hudi-go) write tables without meta fields only with
+// the simple, complex or non-partitioned key generators ("Only simple, non-partitioned or
+// complex key generator are supported when meta-fields are disabled"), so the table is
+// written with SimpleKeyGenerator and its hoodie.properties then names
+// TimestampBasedKeyGenerator without its settings, as a table written by another writer
+// would (UNVERIFIED: no fixture has such a table).
+func TestReadHonoursWriterKeygenSettingsOnVirtualKeyTables(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vk")
+	ts := []string{"--set", "hoodie.keygen.timebased.timestamp.type=DATE_STRING",
+		"--set", "hoodie.keygen.timebased.input.dateformat=yyyy-MM-dd",
+		"--set", "hoodie.keygen.timebased.output.dateformat=yyyy/MM/dd"}
+	if _, stderr, code := run(t, "create", dir, "--type", "mor", "--record-key", "id", "--precombine", "ts", "--partition-by", "ev",
+		"--schema", "id STRING, ts BIGINT, ev STRING, v STRING", "--set", "hoodie.populate.meta.fields=false"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for i, row := range []string{`{"id":"a","ts":1,"ev":"2024-03-05","v":"one"}`, `{"id":"a","ts":2,"ev":"2024-03-05","v":"two"}`} {
+		if out, stderr, code := run(t, "write", dir, "--op", "upsert", "--input", writeInput(t, row)); code != 0 {
+			t.Fatalf("write %d: exit %d: %s %s", i, code, out, stderr)
+		}
+	}
+	if logs, _ := filepath.Glob(filepath.Join(dir, "2024-03-05", ".*.log.*")); len(logs) == 0 {
+		t.Fatal("the update went to no log file")
+	}
+	propsPath := filepath.Join(dir, ".hoodie", "hoodie.properties")
+	b, err := os.ReadFile(propsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "hoodie.table.keygenerator.class=") {
+			l = "hoodie.table.keygenerator.class=org.apache.hudi.keygen.TimestampBasedKeyGenerator"
+		}
+		if !strings.HasPrefix(l, "hoodie.keygen.timebased.") && !strings.HasPrefix(l, "hoodie.table.checksum=") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(propsPath, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Reads: without the settings the key generator cannot be built.
+	if _, stderr, code := run(t, "read", dir, "--format", "jsonl"); code != ExitRuntime || !strings.Contains(stderr, "hoodie.keygen.timebased.timestamp.type") {
+		t.Fatalf("read without the settings: exit %d, %s; want the missing key named", code, stderr)
+	}
+	out, stderr, code := run(t, append([]string{"read", dir, "--format", "jsonl", "--columns", "id,v"}, ts...)...)
+	if code != 0 || strings.TrimSpace(out) != `{"id":"a","v":"two"}` {
+		t.Fatalf("read with the settings: exit %d: %q %s", code, out, stderr)
+	}
+	for _, bad := range []string{"hoodie.compact.inline=true", "hoodie.keygen.timebased.timestamp.type=NOPE", "no.such.key=1"} {
+		_, stderr, code := run(t, append([]string{"read", dir, "--format", "jsonl"}, append(ts, "--set", bad)...)...)
+		if code == 0 || !strings.Contains(stderr, strings.SplitN(bad, "=", 2)[0]) {
+			t.Errorf("read --set %s: exit %d %s; want it refused naming the key", bad, code, stderr)
+		}
+	}
+
+	// Compaction of such a table is refused whatever the settings, as Java's write client
+	// refuses it (HoodieTableMetaClient.validateTableProperties): a compaction of a table
+	// without meta fields only ever builds a simple, complex or non-partitioned key
+	// generator, which takes no hoodie.keygen.timebased.* settings. (It is handed the
+	// compaction's settings all the same, through the same table.Config.KeyGen.)
+	if _, stderr, code := run(t, append([]string{"compact", dir}, ts...)...); code == 0 || !strings.Contains(stderr, "Only simple, non-partitioned or complex key generator") {
+		t.Fatalf("compact: exit %d, %s; want Java's refusal", code, stderr)
+	}
+
+	// A value the table does hold must agree with it.
+	if err := os.WriteFile(propsPath, []byte(strings.Join(kept, "\n")+"\nhoodie.keygen.timebased.timestamp.type=DATE_STRING\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = run(t, "read", dir, "--set", "hoodie.keygen.timebased.timestamp.type=EPOCHMILLISECONDS")
+	if code == 0 || !strings.Contains(stderr, "hoodie.keygen.timebased.timestamp.type=EPOCHMILLISECONDS contradicts") || !strings.Contains(stderr, "DATE_STRING") {
+		t.Errorf("contradicting read setting: exit %d %s", code, stderr)
+	}
+}
+
+// A read of a table with meta fields refuses key generator settings: it reads its keys
+// from _hoodie_record_key and would not use them.
+func TestReadRefusesKeygenSettingsOnTablesWithMetaFields(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	if _, stderr, code := run(t, "create", dir, "--record-key", "id", "--schema", "id STRING, v STRING"); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, stderr, code := run(t, "read", dir, "--set", "hoodie.keygen.timebased.timestamp.type=DATE_STRING")
+	if code == 0 || !strings.Contains(stderr, "hoodie.populate.meta.fields=false") {
+		t.Errorf("exit %d %s", code, stderr)
+	}
+}

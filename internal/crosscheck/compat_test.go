@@ -32,10 +32,10 @@ import (
 //     as in the COW fixtures and ours), and the footer has org.apache.spark.version and
 //     org.apache.spark.sql.parquet.row.metadata instead of parquet.avro.schema and
 //     writer.model.name. The Hudi footer keys (bloom filter, min/max keys) are compared.
-//   - the Parquet schema normalizations listed at schemaTree: 2-level (parquet-avro's
-//     write-old-list-structure default) vs 3-level lists, whose element is optional in the
-//     3-level form as the Avro items union ["null", record] says (2-level lists cannot hold
-//     null elements); MAP_KEY_VALUE on the repeated map group (legacy, ignored by readers).
+//   - for the row-writer fixture only, the Parquet schema normalizations listed at
+//     schemaTree: its 3-level lists (optional element) against parquet-avro's 2-level
+//     ones, and its unannotated key_value against parquet-avro's MAP_KEY_VALUE. The
+//     Avro-path fixtures' footer schemas must equal ours element by element (footerSchema).
 //   - footer key order (a map in parquet-mr; Spark: …, hoodie_bloom_filter_type_code,
 //     org.apache.hudi.bloomfilter, …; ours the two swapped).
 //   - hudi-go's replica reopens the table before each write, as the CLI does (see

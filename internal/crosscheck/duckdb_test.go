@@ -35,6 +35,8 @@ const allTypesDDL = `id INT, name STRING, flag BOOLEAN, tiny TINYINT, small SMAL
  arr ARRAY<STRUCT<a: STRING, b: INT>>, longs ARRAY<BIGINT>, strs ARRAY<STRING>,
  m MAP<STRING, STRUCT<x: DOUBLE, y: BOOLEAN>>, mi MAP<STRING, INT>,
  st STRUCT<f1: STRING, f2: INT, c: STRUCT<c1: DOUBLE, c2: BOOLEAN, dd: DECIMAL(10,5)>>,
+ lol ARRAY<ARRAY<STRING>>, lom ARRAY<MAP<STRING, INT>>, mol MAP<STRING, ARRAY<BIGINT>>,
+ sl STRUCT<ts: ARRAY<TIMESTAMP>, ds: MAP<STRING, ARRAY<DATE>>>,
  part STRING, ver BIGINT`
 
 // genRow renders row k (version v) in the canonical JSON encoding; about one value in
@@ -63,6 +65,24 @@ func genRow(k, v int, part string) string {
 		mi = append(mi, fmt.Sprintf(`{"key":"n%02d","value":%s}`, j, val(60+j, fmt.Sprint(j-k))))
 	}
 	list := func(n int, l []string) string { return val(n, "["+strings.Join(l, ",")+"]") }
+	// Lists of lists and of maps, maps of lists (parquet-avro's 2-level forms), with empty
+	// inner lists and maps, null map values, and a list and a map of lists in a struct.
+	var lol, lom, mol, tsl, dsm []string
+	for j := 0; j < k%3; j++ {
+		var inner, im, il, dl []string
+		for i := 0; i < (k+j)%3; i++ {
+			inner = append(inner, strconv.Quote(fmt.Sprintf("i%d.%d.%d", k, j, i)))
+			im = append(im, fmt.Sprintf(`{"key":"q%d","value":%s}`, i, val(80+i+j, fmt.Sprint(k*i-j))))
+			il = append(il, fmt.Sprint(int64(k+i)<<(33+j)))
+			dl = append(dl, `"`+time.Date(2020+j, time.Month(1+i), 1+k%28, 0, 0, 0, 0, time.UTC).Format("2006-01-02")+`"`)
+		}
+		lol = append(lol, "["+strings.Join(inner, ",")+"]")
+		lom = append(lom, "["+strings.Join(im, ",")+"]")
+		mol = append(mol, fmt.Sprintf(`{"key":"w%d","value":%s}`, j, val(90+j, "["+strings.Join(il, ",")+"]")))
+		tsl = append(tsl, `"`+ts.Add(time.Duration(j)*time.Hour).Format("2006-01-02T15:04:05.000000Z")+`"`)
+		dsm = append(dsm, fmt.Sprintf(`{"key":"d%d","value":%s}`, j, val(95+j, "["+strings.Join(dl, ",")+"]")))
+	}
+	sl := fmt.Sprintf(`{"ts":%s,"ds":%s}`, list(96, tsl), list(97, dsm))
 	neg := 1
 	if k%3 == 0 {
 		neg = -1
@@ -91,6 +111,10 @@ func genRow(k, v int, part string) string {
 		`"m":` + list(18, m),
 		`"mi":` + list(19, mi),
 		`"st":` + val(21, st),
+		`"lol":` + list(22, lol),
+		`"lom":` + list(23, lom),
+		`"mol":` + list(24, mol),
+		`"sl":` + val(25, sl),
 		`"part":"` + part + `"`,
 		fmt.Sprintf(`"ver":%d`, v),
 	}

@@ -49,7 +49,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		return err
 	}
 	p := m.ClusteringPlan
-	txn, err := commit.BeginClustering(ctx, st, t.Timeline, in, o.Write.Now, o.Heartbeat)
+	txn, err := o.timeline(st).BeginClustering(ctx, t.Timeline, in)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			res.Bytes += s.TotalWriteBytes
 		}
 	}
-	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
+	// Complete holds the table lock while it publishes.
+	if err := txn.Complete(ctx, meta); err != nil {
 		return err
 	}
 	res.Completed = true

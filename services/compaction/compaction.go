@@ -27,7 +27,6 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
@@ -125,6 +124,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// timeline is the handle a compaction changes the timeline of the table rooted at st
+// through: the write settings' clock, zone and logger, the concurrency settings' heartbeat
+// and lock (o with its defaults).
+func (o Options) timeline(st storage.Storage) *commit.Timeline {
+	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger)
+}
+
 // OptionsFromSettings reads the compaction settings from hoodie.* keys.
 func OptionsFromSettings(settings map[string]string) (Options, error) {
 	var o Options
@@ -205,7 +211,8 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	// Under the lock, the plan sees every write that started before it (single-writer
 	// writes hold the lock throughout; optimistic ones fail their commit on a plan they
 	// did not see), so no write's log blocks are left behind in a compacted slice.
-	release, err := o.Concurrency.Acquire(ctx, "schedule compaction")
+	ct := o.timeline(st)
+	release, err := ct.Lock(ctx, "schedule compaction")
 	if err != nil {
 		return "", nil, err
 	}
@@ -320,7 +327,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
-	inst, err := commit.RequestCompaction(ctx, st, t.Timeline, body, o.Write.Now, o.Write.TimelineZone)
+	inst, err := ct.RequestCompaction(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -428,7 +435,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, o.Concurrency.Heartbeat)
+	txn, err := o.timeline(st).BeginCompaction(ctx, t.Timeline, in)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +486,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		BasePrefetch: 4,
 		Evolution:    svc.Evolution,
 	}
-	if err := virtualKeyOptions(t, full, &fgOpts); err != nil {
+	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
 	}
 	listing, err := t.List(ctx)
@@ -529,7 +536,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		res.FilesWritten++
 		res.Bytes += stats[i].TotalWriteBytes
 	}
-	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
+	// Complete holds the table lock while it publishes.
+	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
 	}
 	res.Completed = true
@@ -722,14 +730,14 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 // virtualKeyOptions keys a virtual-key table's base and log records with its key
 // generator (hoodie.populate.meta.fields=false): Java's compactor merges them by the
 // record-key field and copies their null meta values into the compacted file, whose
-// _hoodie_file_name is its own name and whose footer has no bloom filter.
-func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options) error {
+// _hoodie_file_name is its own name and whose footer has no bloom filter. The
+// compaction's explicit settings fill the key generator settings hoodie.properties lacks
+// (table.Config.KeyGen), as a write's do.
+func virtualKeyOptions(t *table.Table, full *arrow.Schema, fgOpts *filegroup.Options, writerProps map[string]string) error {
 	if t.Config.PopulateMetaFields() {
 		return nil
 	}
-	gen, err := keygen.New(keygen.Options{KeyGenerator: t.Config.KeyGenerator(), RecordKeyFields: t.Config.RecordKeyFields(),
-		PartitionFields: t.Config.PartitionFieldsRaw(), HiveStyle: t.Config.HiveStylePartitioning(),
-		URLEncode: t.Config.URLEncodePartitioning(), Props: t.Config.Props.Map()}, full)
+	gen, err := t.Config.KeyGen(full, writerProps)
 	if err != nil {
 		return fmt.Errorf("table %s has no meta fields and its key generator cannot be built: %w", t.Config.Name(), err)
 	}

@@ -14,7 +14,8 @@ func (p *parser) create() (Statement, error) {
 	case kind == "INDEX" || kind == "VIEW" || kind == "FUNCTION":
 		return p.unsupportedKind("CREATE " + kind), nil
 	case kind == "DATABASE" || kind == "SCHEMA" || kind == "NAMESPACE":
-		return p.unsupportedKind("CREATE DATABASE"), nil
+		p.next()
+		return p.createDatabase(start)
 	case kind == "TABLE" && orReplace:
 		return p.unsupportedKind("CREATE OR REPLACE TABLE"), nil
 	}
@@ -26,6 +27,9 @@ func (p *parser) create() (Statement, error) {
 	var err error
 	if ct.Table, err = p.tableName(); err != nil {
 		return nil, err
+	}
+	if p.acceptKeyword("LIKE") {
+		return p.createLike(ct)
 	}
 	if p.peek().isOp("(") && !startsQuery(p.peekAt(1)) {
 		if ct.Columns, _, err = p.columnList(true); err != nil {
@@ -244,6 +248,9 @@ func (p *parser) alter() (Statement, error) {
 	table, err := p.tableName()
 	if err != nil {
 		return nil, err
+	}
+	if st, ok, err := p.alterOther(start, table); ok || err != nil {
+		return st, err
 	}
 	other := &AlterTable{Pos: start.pos, Table: table, Text: p.rawText(0, len(p.toks)-1)}
 	if !(p.peek().isKeyword("ADD") && (p.peekAt(1).isKeyword("COLUMNS") || p.peekAt(1).isKeyword("COLUMN"))) {
