@@ -184,6 +184,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if cfg.IsSet(config.PopulateMetaFields) {
 		wo.PopulateMetaFields = b(config.PopulateMetaFields)
 	}
+	if cfg.IsSet(config.SchemaEvolutionEnable) {
+		wo.SchemaOnRead = b(config.SchemaEvolutionEnable)
+	}
 	if wo.SmallFileLimit == 0 {
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}
@@ -245,6 +248,22 @@ func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o Write
 	}
 	defer wo.Concurrency.Close()
 	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
+	return t.afterWrite(ctx, cfg, o, res, err)
+}
+
+// SchemaChange is one ALTER TABLE change of schema evolution on read (write.SchemaChange).
+type SchemaChange = write.SchemaChange
+
+// AlterSchema commits one schema change of schema evolution on read (rename, drop, type
+// change, reorder, add; write.AlterSchema) as one instant, then runs the inline table
+// services as after a write. o.Operation is ignored.
+func (t *Table) AlterSchema(ctx context.Context, change SchemaChange, o WriteOptions) (*WriteResult, error) {
+	wo, cfg, err := t.writeOptions(WriteOptions{Settings: o.Settings, Logger: o.Logger, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	defer wo.Concurrency.Close()
+	res, err := write.AlterSchema(ctx, t.meta, change, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 

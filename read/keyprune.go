@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
@@ -479,9 +480,9 @@ var errKeyFound = errors.New("pinned key found")
 // are left, it reads only their _hoodie_record_key column and keeps the row groups that
 // hold a pinned key, so the other columns of the rest are never read. One row group is
 // read as it is (probing it would read its key column twice).
-func (s *Scan) keyRowGroups(ctx context.Context, sel func(*parquet.File) []int) func(*parquet.File) []int {
-	return func(pf *parquet.File) []int {
-		groups := sel(pf)
+func (s *Scan) keyRowGroups(ctx context.Context, sel filegroup.RowGroupSelector) filegroup.RowGroupSelector {
+	return func(pf *parquet.File, fileColumn func(string) (string, bool)) []int {
+		groups := sel(pf, fileColumn)
 		if len(groups) < 2 {
 			return groups
 		}

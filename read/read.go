@@ -25,6 +25,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
@@ -166,7 +167,11 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		}
 	}
 
-	full, err := resolveSchema(ctx, t, asOf)
+	query, err := t.InternalSchemaAt(ctx, asOf)
+	if err != nil {
+		return nil, err
+	}
+	full, err := resolveSchema(ctx, t, asOf, query)
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +251,13 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		Mem:                 opts.Mem,
 		Logger:              opts.Logger,
 	}
+	if query != nil {
+		// Schema evolution on read: every file is read by column id, under the
+		// InternalSchema it was written with (Java: InternalSchemaCache).
+		s.fgOpts.Evolution = &filegroup.Evolution{Query: query, FileSchema: func(in spec.InstantTime) (*internalschema.Schema, error) {
+			return t.FileInternalSchema(ctx, in)
+		}}
+	}
 	if !t.Config.PopulateMetaFields() {
 		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
 		gen, err := t.Config.KeyGen(full, opts.KeyGenSettings)
@@ -308,8 +320,16 @@ func fieldNames(s *arrow.Schema) []string {
 // resolveSchema returns the table schema with meta fields as of an instant. For time
 // travel this is the schema of the latest commit at or before the instant, as Java's
 // Spark relation does (TableSchemaResolver.getTableAvroSchema(timestamp) when a query
-// instant is given).
-func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (*arrow.Schema, error) {
+// instant is given). With schema evolution on read it is the InternalSchema of that
+// instant (query), as Java's relation reads with the internal schema of the query instant.
+func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime, query *internalschema.Schema) (*arrow.Schema, error) {
+	if query != nil {
+		sc, err := schema.ArrowFromInternal(query)
+		if err != nil {
+			return nil, fmt.Errorf("table %s schema (version %d): %w", t.Config.Name(), query.VersionID, err)
+		}
+		return schema.WithMetaFields(sc), nil
+	}
 	avroSchema, err := t.SchemaAt(ctx, asOf)
 	if err != nil {
 		return nil, err

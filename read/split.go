@@ -25,9 +25,10 @@ import (
 // file's rows as stored: the scan's filter is not applied to them (the caller applies its
 // own), and an incremental scan takes none (its commit-time range is applied by Run). A
 // table without meta fields, or whose partition columns are left out of its files, takes
-// none either: their rows are rebuilt by Run.
+// none either: their rows are rebuilt by Run. Nor does a table under schema evolution on
+// read: its files are read by column id, which a reader going by name would get wrong.
 func (s *Scan) TakeBaseFiles(ctx context.Context, accept func(fsview.FileSlice) bool) []fsview.FileSlice {
-	if s.empty || s.opts.Incremental || !s.t.Config.PopulateMetaFields() || s.t.Config.DropPartitionColumns() {
+	if s.empty || s.opts.Incremental || !s.t.Config.PopulateMetaFields() || s.t.Config.DropPartitionColumns() || s.fgOpts.Evolution != nil {
 		return nil
 	}
 	var taken, rest []fsview.FileSlice

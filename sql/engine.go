@@ -232,9 +232,11 @@ func (e *Engine) exec1(ctx context.Context, st parser.Statement) (*Result, error
 	case *parser.Merge:
 		return e.execMerge(ctx, b, s)
 	case *parser.AlterAddColumns:
-		return e.execAlterAddColumns(ctx, s)
+		return e.execAddColumns(ctx, s)
+	case *parser.AlterColumns:
+		return e.execAlterColumns(ctx, s)
 	case *parser.AlterTable:
-		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS, RENAME TO, SET/UNSET TBLPROPERTIES and DROP PARTITION are supported (got %q)", s.Table, s.Text))
+		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS, ALTER COLUMN, DROP COLUMN(S), RENAME COLUMN, RENAME TO, SET/UNSET TBLPROPERTIES and DROP PARTITION are supported (got %q)", s.Table, s.Text))
 	case *parser.ShowTables:
 		return e.execShowTables(ctx, s)
 	case *parser.Show:

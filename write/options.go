@@ -70,6 +70,10 @@ type Options struct {
 	Operation   Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string
+	// SchemaOnRead is hoodie.schema.on.read.enable as the write sets it (nil = not set).
+	// Once a table has an InternalSchema (a schema change on read was committed) it cannot
+	// be turned off: false is refused.
+	SchemaOnRead *bool
 	// PopulateMetaFields is hoodie.populate.meta.fields as the write sets it; nil means
 	// the table's. It must agree with the table (see checkMetaFieldsSetting).
 	PopulateMetaFields *bool

@@ -97,7 +97,7 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	defer release()
 	start := commit.NewWriteStart(t.Timeline)
 	input := rdr.Schema()
-	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
+	writeSchema, avroSchema, rows, gen, sor, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,10 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{t: t, o: o, view: view, mor: t.Type == spec.MergeOnRead, keys: newStoredKeys(t, gen)}
+	w := &writer{t: t, o: o, view: view, mor: t.Type == spec.MergeOnRead, keys: newStoredKeys(t, gen), sor: sor}
+	if sor != nil {
+		w.evolution = sor.evolution(ctx, t)
+	}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}

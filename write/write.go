@@ -57,7 +57,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
+	writeSchema, avroSchema, rows, gen, sor, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,10 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	w := &writer{t: t, o: o, in: in, view: view, rules: rules, ordering: ordering, mor: t.Type == spec.MergeOnRead,
-		keys: newStoredKeys(t, gen), instantClock: pinnedClock}
+		keys: newStoredKeys(t, gen), instantClock: pinnedClock, sor: sor}
+	if sor != nil {
+		w.evolution = sor.evolution(ctx, t)
+	}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -283,6 +286,11 @@ func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, act
 			}
 		}
 	}
+	if w.sor != nil {
+		if err := w.sor.record(ctx, w.t, txn.Instant, meta); err != nil {
+			return err
+		}
+	}
 	o.progress(Progress{Phase: PhaseCommit})
 	if err := w.commitUnderLock(ctx, txn, meta, start); err != nil {
 		return err
@@ -339,38 +347,54 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
 	}
 	return &writeEnv{st: w.t.Storage, txn: txn, opts: w.o, mem: w.o.Mem, bufMem: bufMem, outSchema: outSchema,
-		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual(), cdc: cdcs}, nil
+		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual(), cdc: cdcs, evolution: w.evolution}, nil
 }
 
 // resolveInput settles what a write of rows shaped like input writes: the write schema
 // and its Avro form (resolveWriteSchema), the row schema that keys and partition paths
 // are computed from (the full row, dropped partition columns included), and the table's
 // key generator over it. Write and WriteReader start with it.
+//
+// On a table under schema evolution on read, sor says how the write reconciles with the
+// table's InternalSchema (see schemaOnRead); nil otherwise.
 func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (writeSchema *arrow.Schema, avroSchema string,
-	rows *arrow.Schema, gen *keygen.Generator, err error) {
+	rows *arrow.Schema, gen *keygen.Generator, sor *schemaOnRead, err error) {
 	if err := checkDeleteHasPartitionColumns(t, input, o); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
-	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o); err != nil {
-		return nil, "", nil, nil, err
+	cur, history, err := currentSchemaOnRead(ctx, t, o)
+	if err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o, cur != nil); err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	if cur != nil {
+		in := input
+		if o.Operation == Delete || o.Operation == DeletePartition {
+			in = nil // a delete's rows carry keys, not the table's columns
+		}
+		if sor, err = reconcileWrite(t, cur, history, in, writeSchema); err != nil {
+			return nil, "", nil, nil, nil, err
+		}
 	}
 	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if err := checkDropPartitionColumns(t); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if err := checkAutoKeys(gen, input, o); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	rows = withStoredKey(rows, o)
-	return writeSchema, avroSchema, rows, gen, nil
+	return writeSchema, avroSchema, rows, gen, sor, nil
 }
 
 // checkDeleteHasPartitionColumns refuses a delete whose rows lack the partition columns
@@ -420,7 +444,11 @@ func checkWritable(t *table.Table) error {
 // by the input's (new nullable columns, promotions), checked before anything is written —
 // and its Avro form for commit metadata. input is the input rows' schema (nil without
 // input rows); its _hoodie_* columns are ignored.
-func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (*arrow.Schema, string, error) {
+//
+// Under schema evolution on read (onRead) new columns may come anywhere, and type changes
+// are checked by the InternalSchema's rules (reconcileWrite), not against the files by
+// name: files are read by column id.
+func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema, o Options, onRead bool) (*arrow.Schema, string, error) {
 	tableAvro, err := t.SchemaAt(ctx, "")
 	if err != nil {
 		return nil, "", err
@@ -454,12 +482,18 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 		return tableSchema, tableAvro, nil
 	}
 	// A partial-update payload takes a missing column as nulls, which keep stored values.
-	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
+	evolve := schema.Evolve
+	if onRead {
+		evolve = schema.EvolveOnRead
+	}
+	evolved, err := evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
 	if err != nil {
 		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
 	}
-	if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
-		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+	if !onRead {
+		if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
+			return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+		}
 	}
 	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
 	// to what Java wrote; the create schema has another form (no defaults) and is not reused.

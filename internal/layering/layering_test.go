@@ -24,7 +24,7 @@ var layer = map[string]int{
 	"storage": 0, "storage/local": 0, "storage/mem": 0,
 	"internal/avro": 0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
-	"spec":               1, "config": 1,
+	"spec":               1, "config": 1, "schema/internalschema": 1,
 	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
 	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1, "format/cdc": 1,
 	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,

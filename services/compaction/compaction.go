@@ -448,28 +448,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	}
 	_ = storage.DeleteTree(ctx, st, storage.Join(commit.TempDir, string(in.Time)))
 
-	avroSchema, err := t.SchemaAt(ctx, "")
+	svc, err := write.ServiceSchemaFor(ctx, t, in.Time)
 	if err != nil {
 		return nil, err
 	}
-	if avroSchema == "" {
-		return nil, fmt.Errorf("table %s records no schema", t.Config.Name())
-	}
-	data, err := schema.FromAvro(avroSchema)
-	if err != nil {
-		return nil, fmt.Errorf("table schema: %w", err)
-	}
-	data = schema.WithoutMetaFields(data)
-	// drop.partition.columns: compacted base files lack the partition columns, as the
-	// logs and base files merged into them do (commit schemas already lack them; a create
-	// schema may not).
-	data, stripped := write.DataFileSchema(t.Config, data)
-	if avroSchema == t.Config.CreateSchema() || stripped {
-		// The create schema has another form (no defaults); commits carry the writer's.
-		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
-			return nil, err
-		}
-	}
+	avroSchema, data := svc.AvroSchema, svc.Data
 	full := schema.WithMetaFields(data)
 	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
 	if err != nil {
@@ -497,6 +480,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		// The base file is decoded while the logs are scanned, a few batches ahead (within
 		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
 		BasePrefetch: 4,
+		Evolution:    svc.Evolution,
 	}
 	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
@@ -529,7 +513,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	}
 	plan.Operations = ops
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
-		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
+		ExtraMetadata: svc.ExtraMetadata(), OperationType: "COMPACT"}
 	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
 	// Every slice is resolved before any is written: a plan that no longer matches the
 	// table fails without leaving files behind.

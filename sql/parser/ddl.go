@@ -238,8 +238,9 @@ func (p *parser) columnList(parenthesized bool) (cols []ColumnDef, positioned bo
 	}
 }
 
-// alter reads ALTER TABLE t ADD COLUMNS (…); every other ALTER TABLE form is kept as
-// text for the engine to refuse by name.
+// alter reads ALTER TABLE t ADD COLUMNS (…), the column changes of schema evolution on
+// read and the catalog forms; every other ALTER TABLE form is kept as text for the engine
+// to refuse by name.
 func (p *parser) alter() (Statement, error) {
 	start := p.next() // ALTER
 	if err := p.expectKeyword("TABLE"); err != nil {
@@ -252,20 +253,9 @@ func (p *parser) alter() (Statement, error) {
 	if st, ok, err := p.alterOther(start, table); ok || err != nil {
 		return st, err
 	}
-	other := &AlterTable{Pos: start.pos, Table: table, Text: p.rawText(0, len(p.toks)-1)}
-	if !(p.peek().isKeyword("ADD") && (p.peekAt(1).isKeyword("COLUMNS") || p.peekAt(1).isKeyword("COLUMN"))) {
-		return other, nil
+	// ADD/ALTER/DROP/RENAME COLUMN (altercolumns.go).
+	if st, ok, err := p.alterColumns(start, table); ok || err != nil {
+		return st, err
 	}
-	p.i += 2
-	cols, positioned, err := p.columnList(p.peek().isOp("("))
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expectEnd(); err != nil {
-		return nil, err
-	}
-	if positioned {
-		return other, nil
-	}
-	return &AlterAddColumns{Pos: start.pos, Table: table, Columns: cols}, nil
+	return &AlterTable{Pos: start.pos, Table: table, Text: p.rawText(0, len(p.toks)-1)}, nil
 }
