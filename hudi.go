@@ -72,14 +72,18 @@ func (t *Table) Meta() *table.Table { return t.meta }
 // ScanOptions select a query. Instants accept Hudi's forms (17 or 14 digits,
 // "yyyy-MM-dd HH:mm:ss[.SSS]", "yyyy-MM-dd").
 type ScanOptions struct {
-	AsOf          string   // time travel
-	ReadOptimized bool     // MOR: base files only
-	Incremental   bool     // records written in (Begin, End]
-	Begin, End    string   // incremental bounds; Begin "" = from the start, End "" = latest
-	Columns       []string // projection (nil = all, meta fields first)
-	Filter        string   // e.g. "city = 'sao_paulo' and fare > 20"
-	BatchSize     int      // rows per batch (default 8192)
-	Parallelism   int      // file slices read at once (default: CPUs)
+	AsOf          string // time travel
+	ReadOptimized bool   // MOR: base files only
+	Incremental   bool   // records written in (Begin, End]
+	// CDC returns every change made in (Begin, End] — rows op, ts_ms, before, after
+	// (read.CDCSchema), as Spark's CDC query (incremental format cdc) does — on a table
+	// with hoodie.table.cdc.enabled. Begin may be "earliest".
+	CDC         bool
+	Begin, End  string   // incremental and CDC bounds; Begin "" = from the start, End "" = latest
+	Columns     []string // projection (nil = all, meta fields first)
+	Filter      string   // e.g. "city = 'sao_paulo' and fare > 20"
+	BatchSize   int      // rows per batch (default 8192)
+	Parallelism int      // file slices read at once (default: CPUs)
 	// Settings are hoodie.* settings for the read. A read takes only key generator
 	// settings (hoodie.keygen.*), and only on a table without meta fields
 	// (hoodie.populate.meta.fields=false), whose record keys it rebuilds with the table's
@@ -95,20 +99,23 @@ type Scan struct {
 
 // Scan plans a query.
 func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
-	opts := read.Options{ReadOptimized: o.ReadOptimized, Incremental: o.Incremental, Columns: o.Columns,
+	opts := read.Options{ReadOptimized: o.ReadOptimized, Incremental: o.Incremental, CDC: o.CDC, Columns: o.Columns,
 		BatchSize: o.BatchSize, Parallelism: o.Parallelism}
 	var err error
 	if opts.AsOf, err = instantArg("as-of", o.AsOf); err != nil {
 		return nil, err
 	}
-	if opts.Begin, err = instantArg("begin", o.Begin); err != nil {
+	if o.CDC && (strings.EqualFold(o.Begin, "earliest") || (o.Begin != "" && strings.Trim(o.Begin, "0") == "")) {
+		// hudi_table_changes' 'earliest' (Java's "000"), and the guide's begin instant 0.
+		opts.Begin = spec.ZeroInstant
+	} else if opts.Begin, err = instantArg("begin", o.Begin); err != nil {
 		return nil, err
 	}
 	if opts.End, err = instantArg("end", o.End); err != nil {
 		return nil, err
 	}
-	if !o.Incremental && (o.Begin != "" || o.End != "") {
-		return nil, fmt.Errorf("begin/end instants need an incremental query")
+	if !o.Incremental && !o.CDC && (o.Begin != "" || o.End != "") {
+		return nil, fmt.Errorf("begin/end instants need an incremental or CDC query")
 	}
 	if o.Filter != "" {
 		if opts.Filter, err = expr.Parse(o.Filter); err != nil {

@@ -39,7 +39,10 @@ type Options struct {
 	ReadOptimized bool
 	// Incremental reads the latest state, as of End, of records written in (Begin, End].
 	Incremental bool
-	Begin, End  spec.InstantTime
+	// CDC reads every change made in (Begin, End] instead: rows of CDCSchema (cdc.go).
+	// Columns may name a subset of its columns; no other option applies.
+	CDC        bool
+	Begin, End spec.InstantTime
 	// Columns to return, in order (nil = all, meta fields first).
 	Columns []string
 	// Filter keeps matching rows; it also prunes partitions and files.
@@ -74,6 +77,8 @@ type Scan struct {
 	pinnedSet       map[string]struct{}
 	pinnedValidUTF8 bool
 	keyCounters     *keyPruneCounters
+
+	cdc *cdcScan // a CDC query (cdc.go)
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -121,6 +126,15 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
 		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
+	}
+	if opts.CDC {
+		if opts.Incremental {
+			return nil, errors.New("a query is either incremental or CDC")
+		}
+		if err := planCDC(ctx, t, s); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	asOf := opts.AsOf
 	if opts.Incremental {
@@ -426,6 +440,9 @@ func (s *Scan) Slices() []fsview.FileSlice { return s.slices }
 // Run reads the slices, Parallelism at a time, and calls emit for each output batch from
 // the calling goroutine. A batch is released after emit returns.
 func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
+	if s.cdc != nil {
+		return s.runCDC(ctx, emit)
+	}
 	if s.empty || len(s.slices) == 0 {
 		return nil
 	}

@@ -18,7 +18,7 @@ var errLimitReached = errors.New("limit reached")
 func newReadCmd(e *env) *cobra.Command {
 	var (
 		format, asOf, begin, end, columns, filter string
-		readOptimized, incremental, noMeta        bool
+		readOptimized, incremental, noMeta, cdc   bool
 		limit, batchSize                          int
 		sets                                      []string
 	)
@@ -42,11 +42,20 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 			if format != "jsonl" && format != "table" && format != "csv" && format != "vertical" {
 				return usagef("--format %q: want jsonl, table, vertical or csv", format)
 			}
-			if (begin != "" || end != "") && !incremental {
-				return usagef("--begin and --end need --incremental")
+			if (begin != "" || end != "") && !incremental && !cdc {
+				return usagef("--begin and --end need --incremental or --cdc")
 			}
 			if incremental && asOf != "" {
 				return usagef("--incremental and --as-of cannot be combined")
+			}
+			if cdc {
+				switch {
+				case incremental || asOf != "" || readOptimized || filter != "":
+					return usagef("--cdc cannot be combined with --incremental, --as-of, --read-optimized or --filter")
+				case begin == "":
+					return usagef("--cdc needs --begin (an instant, or earliest)")
+				}
+				noMeta = false // a CDC row has no meta columns
 			}
 			if limit < 0 {
 				return usagef("--limit must not be negative")
@@ -55,7 +64,7 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 			if err != nil {
 				return err
 			}
-			opts := hudi.ScanOptions{AsOf: asOf, ReadOptimized: readOptimized, Incremental: incremental,
+			opts := hudi.ScanOptions{AsOf: asOf, ReadOptimized: readOptimized, Incremental: incremental, CDC: cdc,
 				Begin: begin, End: end, Filter: filter, BatchSize: batchSize, Settings: settings}
 			if columns != "" {
 				for _, c := range strings.Split(columns, ",") {
@@ -72,8 +81,9 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 	f.StringVar(&asOf, "as-of", "", "time travel to an instant (yyyyMMddHHmmssSSS, 'yyyy-MM-dd HH:mm:ss.SSS' or yyyy-MM-dd)")
 	f.BoolVar(&readOptimized, "read-optimized", false, "read base files only (merge-on-read tables)")
 	f.BoolVar(&incremental, "incremental", false, "read records written in (--begin, --end]")
-	f.StringVar(&begin, "begin", "", "incremental start instant, exclusive (default: the beginning)")
-	f.StringVar(&end, "end", "", "incremental end instant, inclusive (default: the latest)")
+	f.BoolVar(&cdc, "cdc", false, "read the changes made in (--begin, --end]: rows op, ts_ms, before, after (tables with hoodie.table.cdc.enabled)")
+	f.StringVar(&begin, "begin", "", "incremental or CDC start instant, exclusive (default: the beginning; --cdc: required, earliest for all)")
+	f.StringVar(&end, "end", "", "incremental or CDC end instant, inclusive (default: the latest)")
 	f.StringVar(&columns, "columns", "", "comma-separated columns to return")
 	f.StringVar(&filter, "filter", "", "row filter, e.g. \"city = 'sao_paulo' and fare > 20\"")
 	f.IntVar(&limit, "limit", 0, "return at most N rows (0 = all)")

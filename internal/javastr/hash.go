@@ -37,8 +37,28 @@ type HashMap struct {
 	index   map[string]int
 }
 
-// NewHashMap returns an empty map.
+// NewHashMap returns an empty map, as new HashMap<>().
 func NewHashMap() *HashMap { return &HashMap{buckets: 16, index: map[string]int{}} }
+
+// NewHashMapSized returns an empty map as new HashMap<>(n) makes it: its table the
+// smallest power of two holding n (1 for 0), grown like any other.
+func NewHashMapSized(n int) *HashMap {
+	b := uint32(1)
+	for b < uint32(n) {
+		b *= 2
+	}
+	return &HashMap{buckets: b, index: map[string]int{}}
+}
+
+// Utf8HashCode is the hashCode of Avro's Utf8 (1.10 on): h*31 + b over the signed bytes
+// of the UTF-8 encoding (equal to HashCode for ASCII).
+func Utf8HashCode(s string) int32 {
+	var h int32
+	for i := 0; i < len(s); i++ {
+		h = 31*h + int32(int8(s[i]))
+	}
+	return h
+}
 
 // Put adds key with hash h (its hashCode()); a key already present keeps its place.
 func (m *HashMap) Put(key string, h int32) {
@@ -49,7 +69,14 @@ func (m *HashMap) Put(key string, h int32) {
 	m.keys = append(m.keys, key)
 	m.hashes = append(m.hashes, h)
 	// Java resizes when the size passes capacity × 0.75.
-	for uint32(len(m.keys)) > m.buckets/4*3 {
+	for uint32(len(m.keys)) > m.buckets*3/4 {
+		m.buckets *= 2
+	}
+}
+
+// SizeFor grows the table as n puts would (for a map that held more keys than are put).
+func (m *HashMap) SizeFor(n int) {
+	for uint32(n) > m.buckets*3/4 {
 		m.buckets *= 2
 	}
 }
