@@ -113,6 +113,9 @@ type WriteOptions struct {
 	// key, and a row without one gets a generated key (write.Options.Prepped). SQL's
 	// UPDATE, DELETE and MERGE INTO write such tables so.
 	Prepped bool
+	// AddColumns commits the input's schema — the table's columns plus new nullable ones,
+	// anywhere — as it is (write.Options.AddColumns): SQL's ALTER TABLE ADD COLUMNS.
+	AddColumns bool
 	// Progress, if set, is called at each phase of the write, as its file tasks finish
 	// and before each inline table service; see write.Progress.
 	Progress func(WriteProgress)
@@ -175,6 +178,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
 		Prepped:             o.Prepped,
+		AddColumns:          o.AddColumns,
 		WriterProps:         cfg.Explicit(),
 	}
 	setFileFormat(&wo, cfg)

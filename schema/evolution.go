@@ -407,3 +407,33 @@ func typeName(dt arrow.DataType) string {
 	}
 	return dt.String()
 }
+
+// CheckAddedColumns checks a schema that adds columns to a table's (ALTER TABLE ADD
+// COLUMNS): every table column is in next, by its exact name and with its type and
+// nullability, and every other column of next is nullable. Unlike Evolve it allows the new
+// columns anywhere: Java's AlterHoodieTableAddColumnsCommand puts them before the partition
+// columns. Meta columns are ignored.
+func CheckAddedColumns(table, next *arrow.Schema) error {
+	table, next = WithoutMetaFields(table), WithoutMetaFields(next)
+	var errs []error
+	for _, f := range table.Fields() {
+		i := exactIndex(next.Fields(), f.Name)
+		switch {
+		case i < 0:
+			errs = append(errs, fmt.Errorf("column %q of the table is missing", f.Name))
+		case !arrow.TypeEqual(next.Field(i).Type, f.Type) || next.Field(i).Nullable != f.Nullable:
+			errs = append(errs, fmt.Errorf("column %q changes from %s to %s", f.Name, typeName(f.Type), typeName(next.Field(i).Type)))
+		}
+	}
+	for _, f := range next.Fields() {
+		if exactIndex(table.Fields(), f.Name) >= 0 {
+			continue
+		}
+		if foldIndex(table.Fields(), f.Name) >= 0 {
+			errs = append(errs, fmt.Errorf("column %q differs from an existing column only in case", f.Name))
+		} else if !f.Nullable {
+			errs = append(errs, fmt.Errorf("new column %q is NOT NULL; Hudi can only add nullable columns", f.Name))
+		}
+	}
+	return errors.Join(errs...)
+}

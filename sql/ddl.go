@@ -337,7 +337,17 @@ func (e *Engine) execAlterAddColumns(ctx context.Context, s *parser.AlterAddColu
 	if err != nil {
 		return fail(err)
 	}
-	fields := append([]arrow.Field{}, tsc.Fields()...)
+	// Java's AlterHoodieTableAddColumnsCommand commits dataSchema ++ new columns ++
+	// partitionSchema: the partition columns stay last, so positional INSERTs keep working.
+	var data, parts []arrow.Field
+	for _, f := range tsc.Fields() {
+		if isPartitionColumn(h, f.Name) {
+			parts = append(parts, f)
+		} else {
+			data = append(data, f)
+		}
+	}
+	fields := data
 	for _, f := range add.Fields() {
 		if fieldIndex(tsc, f.Name) >= 0 {
 			return fail(fmt.Errorf("column %s already exists", f.Name))
@@ -347,6 +357,7 @@ func (e *Engine) execAlterAddColumns(ctx context.Context, s *parser.AlterAddColu
 		}
 		fields = append(fields, f)
 	}
+	fields = append(fields, parts...)
 	md := tsc.Metadata()
 	next := arrow.NewSchema(fields, &md)
 	cols := make([]arrow.Array, len(fields))
@@ -358,7 +369,8 @@ func (e *Engine) execAlterAddColumns(ctx context.Context, s *parser.AlterAddColu
 		c.Release()
 	}
 	defer rec.Release()
-	res, err := h.t.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil), Logger: e.logger, Now: e.o.Now})
+	res, err := h.t.Write(ctx, []arrow.Record{rec}, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil), Logger: e.logger, Now: e.o.Now,
+		AddColumns: true})
 	if err != nil {
 		return fail(err)
 	}

@@ -139,6 +139,16 @@ func (e *Engine) rows(ctx context.Context, h *hudiTable, tsc *arrow.Schema, q st
 	return out, nil
 }
 
+// isPartitionColumn reports whether col is a partition column of the table.
+func isPartitionColumn(h *hudiTable, col string) bool {
+	for _, p := range h.t.Meta().Config.PartitionFields() {
+		if strings.EqualFold(p, col) {
+			return true
+		}
+	}
+	return false
+}
+
 // autoKeys reports a table without record key fields: its keys are generated.
 func autoKeys(h *hudiTable) bool { return len(h.t.Meta().Config.RecordKeyFields()) == 0 }
 

@@ -280,3 +280,34 @@ func newestCommit(t *testing.T, e *Engine, table string) string {
 	ins := h.t.Meta().Timeline.DataInstants()
 	return string(ins[len(ins)-1].Time)
 }
+
+// TestAlterAddColumnsKeepsPartitionLast: ALTER TABLE ADD COLUMNS commits the schema Java's
+// AlterHoodieTableAddColumnsCommand commits, data columns ++ new columns ++ partition
+// columns, so a positional INSERT lists the new column before the partition column; rows
+// written before read the new column as null, on both table types.
+func TestAlterAddColumnsKeepsPartitionLast(t *testing.T) {
+	for _, typ := range []string{"cow", "mor"} {
+		t.Run(typ, func(t *testing.T) {
+			e := newTrips(t, typ)
+			run(t, e, "ALTER TABLE trips ADD COLUMNS (note STRING, n INT)")
+			var cols []string
+			for _, line := range rowsJSON(t, run(t, e, "SHOW COLUMNS IN trips")[0]) {
+				cols = append(cols, line)
+			}
+			if got := strings.Join(cols, ","); !strings.HasSuffix(got, `{"col_name":"fare"},{"col_name":"note"},{"col_name":"n"},{"col_name":"city"}`) {
+				t.Errorf("columns: %s", got)
+			}
+			run(t, e, "INSERT INTO trips VALUES (5, 'e', 'rider-E', 50.0, 'hello', 7, 'sf')")
+			run(t, e, "UPDATE trips SET note = 'upd' WHERE uuid = 'a'")
+			got := query(t, e, "SELECT uuid, note, n, city FROM trips ORDER BY uuid")
+			want := `{"uuid":"a","note":"upd","n":null,"city":"sf"}
+{"uuid":"b","note":null,"n":null,"city":"sf"}
+{"uuid":"c","note":null,"n":null,"city":"nyc"}
+{"uuid":"d","note":null,"n":null,"city":"la"}
+{"uuid":"e","note":"hello","n":7,"city":"sf"}`
+			if got != want {
+				t.Errorf("rows:\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}

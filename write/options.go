@@ -128,6 +128,12 @@ type Options struct {
 	// make): on a table whose record keys are generated, a row's stored key is its key, and
 	// a row without one (a MERGE's insert) gets a generated key. Only for such tables.
 	Prepped bool
+	// AddColumns makes the input's schema — the table's columns with the same types, plus
+	// new nullable columns anywhere — the commit's schema as it is, instead of evolving the
+	// table schema by appending (schema.Evolve refuses a new column before an existing one).
+	// SQL's ALTER TABLE ADD COLUMNS uses it with no rows: Java's
+	// AlterHoodieTableAddColumnsCommand commits dataSchema ++ new columns ++ partition columns.
+	AddColumns bool
 	// LogFileMaxSize (hoodie.logfile.max.size) rolls a deltacommit's log output over to a
 	// new log version once a file reaches it; LogDataBlockMaxSize
 	// (hoodie.logfile.data.block.max.size) cuts data records into blocks of about that

@@ -481,6 +481,13 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 		}
 		return tableSchema, tableAvro, nil
 	}
+	if o.AddColumns {
+		if err := schema.CheckAddedColumns(tableSchema, inputSchema); err != nil {
+			return nil, "", fmt.Errorf("add columns to table %s: %w", t.Config.Name(), err)
+		}
+		s, err := schema.ToAvro(inputSchema, t.Config.Name())
+		return inputSchema, s, err
+	}
 	// A partial-update payload takes a missing column as nulls, which keep stored values.
 	evolve := schema.Evolve
 	if onRead {

@@ -62,13 +62,6 @@ func newCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, keySet := settings["hoodie.table.recordkey.fields"]
-			if _, ok := settings["hoodie.datasource.write.recordkey.field"]; ok {
-				keySet = true
-			}
-			if keys == "" && !keySet {
-				return usagef("--record-key is required")
-			}
 			if _, ok := settings["hoodie.table.name"]; name == "" && !ok {
 				name = filepath.Base(filepath.Clean(args[0]))
 			}
@@ -90,7 +83,7 @@ func newCreateCmd(e *env) *cobra.Command {
 	f.StringVar(&name, "name", "", "table name (default: the directory name)")
 	f.StringVar(&database, "database", "", "database name recorded in hoodie.properties")
 	f.StringVar(&typ, "type", "cow", "table type: cow or mor")
-	f.StringVar(&keys, "record-key", "", "record key field(s), comma-separated")
+	f.StringVar(&keys, "record-key", "", "record key field(s), comma-separated (none: the record keys are generated, as Hudi 0.14 generates them)")
 	f.StringVar(&precombine, "precombine", "", "ordering (precombine) field")
 	f.StringVar(&partitionBy, "partition-by", "", "partition field(s), comma-separated")
 	f.BoolVar(&hiveStyle, "hive-style", false, "field=value partition directories")

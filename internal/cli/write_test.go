@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -673,5 +674,43 @@ func TestReadRefusesKeygenSettingsOnTablesWithMetaFields(t *testing.T) {
 	_, stderr, code := run(t, "read", dir, "--set", "hoodie.keygen.timebased.timestamp.type=DATE_STRING")
 	if code == 0 || !strings.Contains(stderr, "hoodie.populate.meta.fields=false") {
 		t.Errorf("exit %d %s", code, stderr)
+	}
+}
+
+// TestCreateWithoutRecordKey: `hudi create` without --record-key makes a table whose
+// record keys are generated (Hudi 0.14's auto keys): an insert gives each row
+// "<instant>_0_<row>", and a delete through `hudi write` is refused (its rows name no
+// stored record).
+func TestCreateWithoutRecordKey(t *testing.T) {
+	dir := t.TempDir() + "/t"
+	if _, stderr, code := run(t, "create", dir, "--partition-by", "city", "--schema", tripsDDL); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	in := t.TempDir() + "/in.jsonl"
+	rows := `{"ts":1,"uuid":"a","rider":"r1","fare":1.5,"city":"sf"}
+{"ts":2,"uuid":"b","rider":"r2","fare":2.5,"city":"la"}
+`
+	if err := os.WriteFile(in, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in, "--format", "json")
+	if code != 0 {
+		t.Fatalf("write: %s", stderr)
+	}
+	var res struct{ Instant string }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Instant == "" {
+		t.Fatalf("write result %q: %v", out, err)
+	}
+	out, stderr, code = run(t, "read", dir, "--format", "jsonl", "--columns", "_hoodie_record_key,uuid")
+	if code != 0 {
+		t.Fatalf("read: %s", stderr)
+	}
+	for _, want := range []string{`"_hoodie_record_key":"` + res.Instant + `_0_0","uuid":"a"`, `"_hoodie_record_key":"` + res.Instant + `_0_1","uuid":"b"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("read:\n%s\nwant %s", out, want)
+		}
+	}
+	if _, stderr, code := run(t, "write", dir, "--op", "delete", "--input", in); code == 0 || !strings.Contains(stderr, "_hoodie_record_key") {
+		t.Errorf("delete: code %d, %s", code, stderr)
 	}
 }
