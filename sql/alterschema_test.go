@@ -183,6 +183,10 @@ func TestAlterColumnsNeedSchemaOnRead(t *testing.T) {
 	if got := newestCommit(t, e2, "trips"); got != before {
 		t.Fatalf("a refused ALTER committed %s", got)
 	}
+	// Reading it with the setting false is refused: Java would read by name.
+	if err := runErr(t, e2, "SET hoodie.schema.on.read.enable = false; SELECT * FROM trips"); !strings.Contains(err.Error(), "reads it by column id only") {
+		t.Errorf("SELECT with the setting false: %v", err)
+	}
 	run(t, e2, "SET hoodie.schema.on.read.enable = true; ALTER TABLE trips DROP COLUMNS IF EXISTS (nope, fare)")
 	if got := query(t, e2, "SELECT * FROM trips WHERE uuid = 'a'"); got != `{"ts":1,"uuid":"a","driver":"rider-A","city":"sf"}` {
 		t.Errorf("after DROP COLUMNS IF EXISTS: %s", got)
