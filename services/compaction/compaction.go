@@ -20,10 +20,12 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/filegroup"
+	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
@@ -535,7 +537,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
 		}
 	}
-	stats, err := compactAll(ctx, st, txn, planned, plan.Operations, full, avroWithMeta, fgOpts, o)
+	// A table with CDC on whose writes yield pure log files logs the changes here.
+	changeLog := func(sl fsview.FileSlice, task int) (*write.ChangeLog, error) {
+		return write.NewChangeLog(t, o.Write.IndexType, avroSchema, full, o.Write.LogDataBlockMaxSize, st, txn, sl.Partition, sl.FileID, task)
+	}
+	stats, err := compactAll(ctx, st, txn, planned, plan.Operations, full, avroWithMeta, fgOpts, o, changeLog)
 	if err != nil {
 		return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
 	}
@@ -603,7 +609,8 @@ func sliceFor(groups map[string]*fsview.FileGroup, op commitmeta.CompactionOpera
 // executor's cores). Each group also holds its output's open row group
 // (hoodie.parquet.block.size) and one log block.
 func compactAll(ctx context.Context, st storage.Storage, txn *commit.Txn, planned []fsview.FileSlice, ops []commitmeta.CompactionOperation,
-	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) ([]commitmeta.WriteStat, error) {
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options,
+	changeLog func(fsview.FileSlice, int) (*write.ChangeLog, error)) ([]commitmeta.WriteStat, error) {
 	workers := o.Write.Parallelism
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -626,7 +633,7 @@ func compactAll(ctx context.Context, st storage.Storage, txn *commit.Txn, planne
 		wg.Go(func() {
 			for i := range next {
 				op := ops[i]
-				stats[i], errs[i] = compactSlice(wctx, st, txn, planned[i], op, i, full, avroWithMeta, fgOpts, o)
+				stats[i], errs[i] = compactSlice(wctx, st, txn, planned[i], op, i, full, avroWithMeta, fgOpts, o, changeLog)
 				if errs[i] != nil {
 					errs[i] = fmt.Errorf("file group %s/%s: %w", op.PartitionPath, op.FileID, errs[i])
 					cancel()
@@ -667,8 +674,19 @@ feed:
 // about the same time, and overlapping them is what a second core can do for one file
 // group.
 func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl fsview.FileSlice, op commitmeta.CompactionOperation, task int,
-	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) (commitmeta.WriteStat, error) {
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options,
+	changeLog func(fsview.FileSlice, int) (*write.ChangeLog, error)) (commitmeta.WriteStat, error) {
 	start := time.Now()
+	cl, err := changeLog(sl, task)
+	if err != nil {
+		return commitmeta.WriteStat{}, err
+	}
+	var changes *sliceChanges
+	if cl != nil {
+		if changes, err = storedRecords(ctx, st, sl, fgOpts, cl); err != nil {
+			return commitmeta.WriteStat{}, err
+		}
+	}
 	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
 		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta, VirtualKeys: !fgOpts.MetaFieldsPopulated}, o.Write)
 	if err != nil {
@@ -693,6 +711,9 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 		written <- err
 	}()
 	err = filegroup.Read(rctx, st, sl, fgOpts, func(rec arrow.Record) error {
+		if err := changes.merged(rec); err != nil {
+			return err
+		}
 		rec.Retain()
 		select {
 		case batches <- rec:
@@ -731,7 +752,106 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.NumDeletes = ls.Deleted
 	stat.NumInserts = ls.Inserted
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
+	if changes != nil {
+		changes.log()
+		if stat.CDCStats, err = cl.Write(ctx, stat.NumWrites, ls.Inserted); err != nil {
+			return stat, err
+		}
+	}
 	return stat, nil
+}
+
+// sliceChanges finds a compaction's changes to a file group, as Java's
+// HoodieMergeHandleWithChangeLog sees them: a stored record replaced by a log record is an
+// update, one the merge drops a delete, a log record of a new key an insert; a stored record
+// whose log record lost the merge (or that has none) is no change.
+type sliceChanges struct {
+	cl     *write.ChangeLog
+	stored map[string]*storedRecord
+	order  []string // stored keys in base-file order
+	// inserts of new keys in merge order, with their after images
+	inserts []insertedRecord
+}
+
+type storedRecord struct {
+	seqno         string
+	before, after []byte
+	seen, updated bool
+}
+
+type insertedRecord struct {
+	key   string
+	after []byte
+}
+
+// storedRecords reads the slice's base file alone: its records as they are before the
+// compaction.
+func storedRecords(ctx context.Context, st storage.Storage, sl fsview.FileSlice, fgOpts filegroup.Options, cl *write.ChangeLog) (*sliceChanges, error) {
+	c := &sliceChanges{cl: cl, stored: map[string]*storedRecord{}}
+	if sl.Base == nil {
+		return c, nil
+	}
+	opts := fgOpts
+	opts.BaseOnly, opts.LogStats, opts.BasePrefetch = true, nil, 0
+	err := filegroup.Read(ctx, st, sl, opts, func(rec arrow.Record) error {
+		seqnos, keys := rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			img, err := cl.BeforeImage(rec, i)
+			if err != nil {
+				return err
+			}
+			key := strings.Clone(keys.Value(i))
+			c.stored[key] = &storedRecord{seqno: strings.Clone(seqnos.Value(i)), before: img}
+			c.order = append(c.order, key)
+		}
+		return nil
+	})
+	return c, err
+}
+
+// merged takes a batch of the compaction's output.
+func (c *sliceChanges) merged(rec arrow.Record) error {
+	if c == nil {
+		return nil
+	}
+	seqnos, keys := rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		key := keys.Value(i)
+		s := c.stored[key]
+		if s != nil {
+			s.seen = true
+			if seqnos.Value(i) == s.seqno {
+				continue // the stored record, kept
+			}
+		}
+		img, err := c.cl.AfterImage(rec, i)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			c.inserts = append(c.inserts, insertedRecord{key: strings.Clone(key), after: img})
+			continue
+		}
+		s.updated, s.after = true, img
+	}
+	return nil
+}
+
+// log hands the changes to the change log in Java's order: the stored records' changes in
+// base-file order, then the inserts.
+func (c *sliceChanges) log() {
+	for _, k := range c.order {
+		s := c.stored[k]
+		switch {
+		case !s.seen:
+			c.cl.Add(cdc.Delete, k, s.before, nil)
+		case s.updated:
+			c.cl.Add(cdc.Update, k, s.before, s.after)
+		}
+	}
+	for _, in := range c.inserts {
+		c.cl.Add(cdc.Insert, in.key, nil, in.after)
+	}
 }
 
 // virtualKeyOptions keys a virtual-key table's base and log records with its key
