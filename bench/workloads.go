@@ -39,6 +39,7 @@ func workloads() []workload {
 		{"W5", "planning over many commits and files", w5Planning},
 		{"W6", "point lookups and deletes by index", w6LookupDelete},
 		{"W7", "many small upsert commits", w7SmallCommits},
+		{"W8", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w8CDC},
 	}
 }
 

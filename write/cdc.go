@@ -83,8 +83,9 @@ func (l *cdcLogger) entry(key string) *cdcEntry {
 	i, ok := l.index[key]
 	if !ok {
 		i = len(l.entries)
+		key = strings.Clone(key) // the caller's may alias a batch's buffers, reused later
 		l.index[key] = i
-		l.entries = append(l.entries, cdcEntry{key: strings.Clone(key)}) // key may alias a batch
+		l.entries = append(l.entries, cdcEntry{key: key})
 	}
 	return &l.entries[i]
 }

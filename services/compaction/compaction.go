@@ -683,9 +683,7 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	}
 	var changes *sliceChanges
 	if cl != nil {
-		if changes, err = storedRecords(ctx, st, sl, fgOpts, cl); err != nil {
-			return commitmeta.WriteStat{}, err
-		}
+		changes = newSliceChanges(cl, &fgOpts)
 	}
 	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
 		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta, VirtualKeys: !fgOpts.MetaFieldsPopulated}, o.Write)
@@ -761,22 +759,24 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	return stat, nil
 }
 
-// sliceChanges finds a compaction's changes to a file group, as Java's
+// sliceChanges collects a compaction's changes to a file group, as Java's
 // HoodieMergeHandleWithChangeLog sees them: a stored record replaced by a log record is an
-// update, one the merge drops a delete, a log record of a new key an insert; a stored record
-// whose log record lost the merge (or that has none) is no change.
+// update, one a log record deletes a delete, a log record of a new key an insert; a stored
+// record whose log record lost the merge, or that has none, is no change. The merge reports
+// the stored records it drops (filegroup.Options.OnBaseDropped) and then emits the log
+// records that won, after the stored ones (OnBaseDone).
 type sliceChanges struct {
-	cl     *write.ChangeLog
-	stored map[string]*storedRecord
-	order  []string // stored keys in base-file order
-	// inserts of new keys in merge order, with their after images
-	inserts []insertedRecord
+	cl       *write.ChangeLog
+	dropped  map[string]int // key → index in order
+	order    []droppedRecord
+	baseDone bool
+	inserts  []insertedRecord
 }
 
-type storedRecord struct {
-	seqno         string
+type droppedRecord struct {
+	key           string
 	before, after []byte
-	seen, updated bool
+	updated       bool
 }
 
 type insertedRecord struct {
@@ -784,55 +784,43 @@ type insertedRecord struct {
 	after []byte
 }
 
-// storedRecords reads the slice's base file alone: its records as they are before the
-// compaction.
-func storedRecords(ctx context.Context, st storage.Storage, sl fsview.FileSlice, fgOpts filegroup.Options, cl *write.ChangeLog) (*sliceChanges, error) {
-	c := &sliceChanges{cl: cl, stored: map[string]*storedRecord{}}
-	if sl.Base == nil {
-		return c, nil
-	}
-	opts := fgOpts
-	opts.BaseOnly, opts.LogStats, opts.BasePrefetch = true, nil, 0
-	err := filegroup.Read(ctx, st, sl, opts, func(rec arrow.Record) error {
-		seqnos, keys := rec.Column(1).(*array.String), rec.Column(2).(*array.String)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			img, err := cl.BeforeImage(rec, i)
-			if err != nil {
-				return err
-			}
-			key := strings.Clone(keys.Value(i))
-			c.stored[key] = &storedRecord{seqno: strings.Clone(seqnos.Value(i)), before: img}
-			c.order = append(c.order, key)
+// newSliceChanges hooks a change collector into the merge options.
+func newSliceChanges(cl *write.ChangeLog, fgOpts *filegroup.Options) *sliceChanges {
+	c := &sliceChanges{cl: cl, dropped: map[string]int{}}
+	fgOpts.OnBaseDropped = func(key string, rec arrow.Record, i int) error {
+		img, err := cl.BeforeImage(rec, i)
+		if err != nil {
+			return err
 		}
+		key = strings.Clone(key)
+		c.dropped[key] = len(c.order)
+		c.order = append(c.order, droppedRecord{key: key, before: img})
 		return nil
-	})
-	return c, err
+	}
+	fgOpts.OnBaseDone = func() error {
+		c.baseDone = true
+		return nil
+	}
+	return c
 }
 
-// merged takes a batch of the compaction's output.
+// merged takes a batch of the compaction's output: once the stored records are merged, the
+// log records that won.
 func (c *sliceChanges) merged(rec arrow.Record) error {
-	if c == nil {
+	if c == nil || !c.baseDone {
 		return nil
 	}
-	seqnos, keys := rec.Column(1).(*array.String), rec.Column(2).(*array.String)
+	keys := rec.Column(2).(*array.String)
 	for i := 0; i < int(rec.NumRows()); i++ {
-		key := keys.Value(i)
-		s := c.stored[key]
-		if s != nil {
-			s.seen = true
-			if seqnos.Value(i) == s.seqno {
-				continue // the stored record, kept
-			}
-		}
 		img, err := c.cl.AfterImage(rec, i)
 		if err != nil {
 			return err
 		}
-		if s == nil {
-			c.inserts = append(c.inserts, insertedRecord{key: strings.Clone(key), after: img})
+		if d, ok := c.dropped[keys.Value(i)]; ok {
+			c.order[d].updated, c.order[d].after = true, img
 			continue
 		}
-		s.updated, s.after = true, img
+		c.inserts = append(c.inserts, insertedRecord{key: strings.Clone(keys.Value(i)), after: img})
 	}
 	return nil
 }
@@ -840,13 +828,11 @@ func (c *sliceChanges) merged(rec arrow.Record) error {
 // log hands the changes to the change log in Java's order: the stored records' changes in
 // base-file order, then the inserts.
 func (c *sliceChanges) log() {
-	for _, k := range c.order {
-		s := c.stored[k]
-		switch {
-		case !s.seen:
-			c.cl.Add(cdc.Delete, k, s.before, nil)
-		case s.updated:
-			c.cl.Add(cdc.Update, k, s.before, s.after)
+	for _, d := range c.order {
+		if d.updated {
+			c.cl.Add(cdc.Update, d.key, d.before, d.after)
+		} else {
+			c.cl.Add(cdc.Delete, d.key, d.before, nil)
 		}
 	}
 	for _, in := range c.inserts {
