@@ -338,7 +338,7 @@ func TestClusterKilledRunIsRolledBackAndRerun(t *testing.T) {
 	if !ok {
 		t.Fatal("scheduled instant missing")
 	}
-	txn, err := commit.BeginClustering(ctx, m.Storage, m.Timeline, in, nil, commit.HeartbeatOptions{})
+	txn, err := commit.NewTimeline(m.Storage, commit.TimelineOptions{}).BeginClustering(ctx, m.Timeline, in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.
 		return err
 	}
 	defer c.Close()
-	release, err := c.Acquire(ctx, what)
+	release, err := c.Timeline(t.meta.Storage, nil, nil, logger).Lock(ctx, what)
 	if err != nil {
 		return err
 	}

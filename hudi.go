@@ -15,6 +15,7 @@ import (
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/read"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -175,3 +176,28 @@ func (s *Scan) Schema() *arrow.Schema { return s.s.Schema() }
 
 // Run streams the record batches to fn; a batch is released after fn returns.
 func (s *Scan) Run(ctx context.Context, fn func(arrow.Record) error) error { return s.s.Run(ctx, fn) }
+
+// FullSchema is the table schema (meta fields first) the scan reads, whatever its
+// projection.
+func (s *Scan) FullSchema() *arrow.Schema { return s.s.FullSchema() }
+
+// Project returns a scan of the same plan that outputs only cols.
+func (s *Scan) Project(cols []string) (*Scan, error) {
+	p, err := s.s.Project(cols)
+	if err != nil {
+		return nil, err
+	}
+	return &Scan{s: p}, nil
+}
+
+// TakeBaseFiles removes from the scan the slices read from their base file alone whose
+// base file accept takes (path relative to the table root), after partition and record
+// key pruning, and returns those paths: the caller reads them as they are and applies its
+// own filter to their rows. Run then reads the rest. See read.Scan.TakeBaseFiles.
+func (s *Scan) TakeBaseFiles(ctx context.Context, accept func(path string) bool) []string {
+	var out []string
+	for _, sl := range s.s.TakeBaseFiles(ctx, func(sl fsview.FileSlice) bool { return accept(sl.Base.Path) }) {
+		out = append(out, sl.Base.Path)
+	}
+	return out
+}

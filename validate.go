@@ -149,6 +149,10 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 		}
 	}
 	exact(config.RecordKeyField, table.KeyRecordKeyFields)
+	if given, ok := explicit[config.RecordKeyField.Name]; ok && strings.TrimSpace(given) != "" && len(tc.RecordKeyFields()) == 0 {
+		// The table generates its keys; a key field would not be used.
+		errs = append(errs, fmt.Errorf("%s=%s contradicts the table, whose record keys are generated (it has no %s)", config.RecordKeyField.Name, given, table.KeyRecordKeyFields))
+	}
 	exact(config.PrecombineField, table.KeyPrecombineField)
 	exact(config.KeyGeneratorClass, table.KeyKeyGeneratorClass)
 	if given, ok := explicit[config.WriteTableType.Name]; ok && !strings.EqualFold(given, string(typ)) {

@@ -108,6 +108,11 @@ type WriteOptions struct {
 	// where it is true delete their key (unconditionally), the rest are written by the
 	// operation — an upsert and a delete in one commit, as SQL's MERGE INTO needs.
 	DeleteMarker string
+	// Prepped marks rows read from a table whose record keys are generated (no record key
+	// fields), carrying their keys in _hoodie_record_key: each row's stored key is its
+	// key, and a row without one gets a generated key (write.Options.Prepped). SQL's
+	// UPDATE, DELETE and MERGE INTO write such tables so.
+	Prepped bool
 	// Progress, if set, is called at each phase of the write, as its file tasks finish
 	// and before each inline table service; see write.Progress.
 	Progress func(WriteProgress)
@@ -169,6 +174,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 		Progress:            o.Progress,
 		Now:                 o.Now,
 		DeleteMarker:        o.DeleteMarker,
+		Prepped:             o.Prepped,
 		WriterProps:         cfg.Explicit(),
 	}
 	setFileFormat(&wo, cfg)
@@ -178,10 +184,17 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if cfg.IsSet(config.PopulateMetaFields) {
 		wo.PopulateMetaFields = b(config.PopulateMetaFields)
 	}
+	if cfg.IsSet(config.SchemaEvolutionEnable) {
+		wo.SchemaOnRead = b(config.SchemaEvolutionEnable)
+	}
 	if wo.SmallFileLimit == 0 {
 		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
 	}
 	wo.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
+	if len(t.meta.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
+		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
+		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
+	}
 	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
 		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
 	}
@@ -235,6 +248,22 @@ func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o Write
 	}
 	defer wo.Concurrency.Close()
 	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
+	return t.afterWrite(ctx, cfg, o, res, err)
+}
+
+// SchemaChange is one ALTER TABLE change of schema evolution on read (write.SchemaChange).
+type SchemaChange = write.SchemaChange
+
+// AlterSchema commits one schema change of schema evolution on read (rename, drop, type
+// change, reorder, add; write.AlterSchema) as one instant, then runs the inline table
+// services as after a write. o.Operation is ignored.
+func (t *Table) AlterSchema(ctx context.Context, change SchemaChange, o WriteOptions) (*WriteResult, error) {
+	wo, cfg, err := t.writeOptions(WriteOptions{Settings: o.Settings, Logger: o.Logger, Now: o.Now})
+	if err != nil {
+		return nil, err
+	}
+	defer wo.Concurrency.Close()
+	res, err := write.AlterSchema(ctx, t.meta, change, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 

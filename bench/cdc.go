@@ -17,7 +17,7 @@ import (
 	"github.com/hudi-go/hudi/spec"
 )
 
-// W8: the cost of change-data capture on writes. The same writes as W2 (a COW upsert of
+// W9: the cost of change-data capture on writes. The same writes as W2 (a COW upsert of
 // 1% of the keys, clustered and scattered, BLOOM) and W3 (a MOR deltacommit and the
 // compaction after it, with the BUCKET index, the one whose compactions log changes) on
 // a table with hoodie.table.cdc.enabled in each supplemental logging mode, against the
@@ -57,7 +57,7 @@ func cdcFiles(dir, instant string) (n int, bytes int64) {
 	return n, bytes
 }
 
-func w8CDC(r *runner) error {
+func w9CDC(r *runner) error {
 	n := r.cfg.Rows
 	modes := []string{"OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER"}
 	// W2: COW upserts.

@@ -39,7 +39,8 @@ func workloads() []workload {
 		{"W5", "planning over many commits and files", w5Planning},
 		{"W6", "point lookups and deletes by index", w6LookupDelete},
 		{"W7", "many small upsert commits", w7SmallCommits},
-		{"W8", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w8CDC},
+		{"W8", "hudi sql queries vs DuckDB read_parquet; MOR snapshot vs read-optimized", w8SQL},
+		{"W9", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w9CDC},
 	}
 }
 

@@ -42,7 +42,8 @@ func ArchiveLogName(v int) string {
 // version, which is what this does, since our storage has no append. The file is created
 // if absent, so two archivers never write the same version: on a clash the next version is
 // tried.
-func WriteArchiveLog(ctx context.Context, st storage.Storage, dir string, content []byte) (string, error) {
+func (ct *Timeline) WriteArchiveLog(ctx context.Context, dir string, content []byte) (string, error) {
+	st := ct.st
 	latest, err := latestArchiveVersion(ctx, st, dir)
 	if err != nil {
 		return "", err
@@ -93,27 +94,21 @@ func latestArchiveVersion(ctx context.Context, st storage.Storage, dir string) (
 // would seem to need running again); deleting completed files oldest first never opens a
 // hole in the middle of the timeline. Leftover write markers of the instants go too
 // (Java's deleteAnyLeftOverMarkers). A file already gone is not an error.
-func DeleteArchivedInstants(ctx context.Context, st storage.Storage, instants []timeline.Instant) error {
+func (ct *Timeline) DeleteArchivedInstants(ctx context.Context, instants []timeline.Instant) error {
 	for _, in := range instants {
-		for _, s := range []spec.State{spec.StateRequested, spec.StateInflight} {
-			if p, ok := in.File(s); ok {
-				if err := st.Delete(ctx, p); err != nil {
-					return fmt.Errorf("delete archived instant %s %s (%s): %w", in.Time, in.Action, p, err)
-				}
-			}
+		if err := ct.remove(ctx, in, pendingStates...); err != nil {
+			return fmt.Errorf("delete archived instant %s %s: %w", in.Time, in.Action, err)
 		}
 	}
 	done := slices.Clone(instants)
 	slices.SortStableFunc(done, func(a, b timeline.Instant) int { return a.Time.Compare(b.Time) })
 	for _, in := range done {
-		if p, ok := in.File(spec.StateCompleted); ok {
-			if err := st.Delete(ctx, p); err != nil {
-				return fmt.Errorf("delete archived instant %s %s (%s): %w", in.Time, in.Action, p, err)
-			}
+		if err := ct.remove(ctx, in, spec.StateCompleted); err != nil {
+			return fmt.Errorf("delete archived instant %s %s: %w", in.Time, in.Action, err)
 		}
 	}
 	for _, in := range instants {
-		if err := storage.DeleteTree(ctx, st, storage.Join(TempDir, string(in.Time))); err != nil && !errors.Is(err, storage.ErrNotExist) {
+		if err := storage.DeleteTree(ctx, ct.st, storage.Join(TempDir, string(in.Time))); err != nil && !errors.Is(err, storage.ErrNotExist) {
 			return fmt.Errorf("delete markers of archived instant %s: %w", in.Time, err)
 		}
 	}

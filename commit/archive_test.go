@@ -35,7 +35,7 @@ func TestDeleteArchivedInstantsOrder(t *testing.T) {
 	tl := timeline.FromFileNames(1, ".hoodie", names)
 	// commits listed before cleans: completed files still go oldest first
 	ins := []timeline.Instant{tl.Instants[1], tl.Instants[0]}
-	if err := DeleteArchivedInstants(ctx, st, ins); err != nil {
+	if err := handle(st, nil, HeartbeatOptions{}).DeleteArchivedInstants(ctx, ins); err != nil {
 		t.Fatal(err)
 	}
 	var files []string
@@ -60,7 +60,7 @@ func TestWriteArchiveLogVersions(t *testing.T) {
 	ctx := context.Background()
 	st := local.New(t.TempDir())
 	for i, want := range []string{".hoodie/archived/.commits_.archive.1_1-0-1", ".hoodie/archived/.commits_.archive.2_1-0-1"} {
-		p, err := WriteArchiveLog(ctx, st, ".hoodie/archived", []byte{byte(i)})
+		p, err := handle(st, nil, HeartbeatOptions{}).WriteArchiveLog(ctx, ".hoodie/archived", []byte{byte(i)})
 		if err != nil || p != want {
 			t.Fatalf("write %d: %s %v", i, p, err)
 		}
@@ -72,7 +72,7 @@ func TestWriteArchiveLogVersions(t *testing.T) {
 	}
 	_, _ = io.WriteString(w, "x")
 	_ = w.Close()
-	if p, err := WriteArchiveLog(ctx, st, ".hoodie/archived", nil); err != nil || p != ".hoodie/archived/.commits_.archive.4_1-0-1" {
+	if p, err := handle(st, nil, HeartbeatOptions{}).WriteArchiveLog(ctx, ".hoodie/archived", nil); err != nil || p != ".hoodie/archived/.commits_.archive.4_1-0-1" {
 		t.Fatalf("after clash: %s %v", p, err)
 	}
 	if _, err := st.Stat(ctx, ".hoodie/archived/nope"); !errors.Is(err, storage.ErrNotExist) {

@@ -2,12 +2,9 @@ package commit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -21,24 +18,23 @@ import (
 // RequestClean schedules a clean: it allocates an instant strictly greater than every
 // instant on tl and creates <T>.clean.requested holding the Avro plan (create-if-absent, so
 // two schedulers never share an instant).
-func RequestClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
-	return requestInstant(ctx, st, tl, spec.ActionClean, plan, now, loc, "request clean")
+func (ct *Timeline) RequestClean(ctx context.Context, tl *timeline.Timeline, plan []byte) (spec.InstantTime, error) {
+	return ct.requestPlan(ctx, tl, spec.ActionClean, plan, "request clean")
 }
 
 // BeginClean marks the pending clean instant inflight, writing the plan into
 // <T>.clean.inflight. An inflight file left by an interrupted run is kept as it is.
-func BeginClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, plan []byte) error {
+func (ct *Timeline) BeginClean(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, plan []byte) error {
 	if in.Action != spec.ActionClean || in.IsCompleted() {
 		return fmt.Errorf("instant %s %s is not a pending clean", in.Time, in.Action)
 	}
-	if err := CheckNoPendingRestore(ctx, st, tl, "run clean "+string(in.Time)); err != nil {
+	if err := CheckNoPendingRestore(ctx, ct.st, tl, "run clean "+string(in.Time)); err != nil {
 		return err
 	}
 	if _, ok := in.File(spec.StateInflight); ok {
 		return nil
 	}
-	name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionClean, State: spec.StateInflight}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), plan); err != nil && !errors.Is(err, storage.ErrExist) {
+	if err := ct.putOnce(ctx, tl, in.Time, spec.ActionClean, spec.StateInflight, plan); err != nil {
 		return fmt.Errorf("mark clean %s inflight: %w", in.Time, err)
 	}
 	return nil
@@ -47,26 +43,21 @@ func BeginClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, 
 // CompleteClean publishes the clean: writing <T>.clean with the Avro clean metadata is its
 // commit point. A completed file already there (another cleaner finished the same plan)
 // is not an error.
-func CompleteClean(ctx context.Context, st storage.Storage, tl *timeline.Timeline, instant spec.InstantTime, meta []byte) error {
-	name := spec.InstantFileName{Instant: instant, Action: spec.ActionClean, State: spec.StateCompleted}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), meta); err != nil && !errors.Is(err, storage.ErrExist) {
+func (ct *Timeline) CompleteClean(ctx context.Context, tl *timeline.Timeline, instant spec.InstantTime, meta []byte) error {
+	if err := ct.putOnce(ctx, tl, instant, spec.ActionClean, spec.StateCompleted, meta); err != nil {
 		return fmt.Errorf("complete clean %s: %w", instant, err)
 	}
 	// The clean is complete: a temp file of its requested/inflight/completed file is what
 	// a killed attempt of it left.
-	removeTempFiles(ctx, st, tl.Dir, string(instant)+".")
+	removeTempFiles(ctx, ct.st, tl.Dir, string(instant)+".")
 	return nil
 }
 
 // RemoveEmptyClean deletes the files of a pending clean whose plan file is empty: Java
 // does the same (deleteEmptyInstantIfExists) because such an instant has nothing to run.
-func RemoveEmptyClean(ctx context.Context, st storage.Storage, in timeline.Instant) error {
-	for s := spec.StateInflight; s >= spec.StateRequested; s-- {
-		if p, ok := in.File(s); ok {
-			if err := st.Delete(ctx, p); err != nil {
-				return fmt.Errorf("remove empty clean instant file %s: %w", p, err)
-			}
-		}
+func (ct *Timeline) RemoveEmptyClean(ctx context.Context, in timeline.Instant) error {
+	if err := ct.remove(ctx, in, spec.StateInflight, spec.StateRequested); err != nil {
+		return fmt.Errorf("remove empty clean instant %s: %w", in.Time, err)
 	}
 	return nil
 }
@@ -76,20 +67,14 @@ func RemoveEmptyClean(ctx context.Context, st storage.Storage, in timeline.Insta
 // with a live heartbeat alone (their writers are running). Unlike RollbackFailedWrites
 // (EAGER) a live writer is not an error. Pending compactions and clusterings are plans of
 // table services, not failed writes, and stay. Interrupted rollbacks are finished first.
-func RollbackExpiredWrites(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
-	}
+func (ct *Timeline) RollbackExpiredWrites(ctx context.Context, tl *timeline.Timeline) ([]spec.InstantTime, error) {
 	var expired []timeline.Instant
 	for _, in := range tl.Instants {
 		if in.IsCompleted() || !isWriteAction(in) {
 			continue
 		}
 		if in.Action == spec.ActionReplaceCommit {
-			clustering, err := isClusteringPlan(ctx, st, tl, in)
+			clustering, err := isClusteringPlan(ctx, ct.st, tl, in)
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +82,7 @@ func RollbackExpiredWrites(ctx context.Context, st storage.Storage, tl *timeline
 				continue
 			}
 		}
-		alive, err := HeartbeatAlive(ctx, st, in.Time, o.Now(), o.Heartbeat)
+		alive, err := HeartbeatAlive(ctx, ct.st, in.Time, ct.now(), ct.hb)
 		if err != nil {
 			return nil, err
 		}
@@ -135,5 +120,5 @@ func RollbackExpiredWrites(ctx context.Context, st storage.Storage, tl *timeline
 		}
 	}
 	filtered := timeline.FromFileNames(tl.Layout, tl.Dir, names)
-	return RollbackFailedWrites(ctx, st, filtered, o)
+	return ct.RollbackFailedWrites(ctx, filtered)
 }

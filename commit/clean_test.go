@@ -18,7 +18,7 @@ func TestCleanTransitions(t *testing.T) {
 	st := local.New(dir)
 	now := func() time.Time { return time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC) }
 	plan := []byte("plan bytes")
-	inst, err := RequestClean(ctx, st, load(t, dir), plan, now, time.UTC)
+	inst, err := handle(st, now, HeartbeatOptions{}).RequestClean(ctx, load(t, dir), plan)
 	if err != nil || inst != "20250101000000000" {
 		t.Fatalf("request: %q %v", inst, err)
 	}
@@ -26,7 +26,7 @@ func TestCleanTransitions(t *testing.T) {
 	if in.Action != spec.ActionClean || in.State != spec.StateRequested {
 		t.Fatalf("instant %+v", in)
 	}
-	if err := BeginClean(ctx, st, load(t, dir), in, plan); err != nil {
+	if err := handle(st, nil, HeartbeatOptions{}).BeginClean(ctx, load(t, dir), in, plan); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".hoodie", string(inst)+".clean.inflight")); string(b) != "plan bytes" {
@@ -34,24 +34,24 @@ func TestCleanTransitions(t *testing.T) {
 	}
 	// Idempotent: a rerun keeps the inflight file and may complete twice.
 	in = load(t, dir).At(inst)[0]
-	if err := BeginClean(ctx, st, load(t, dir), in, []byte("other")); err != nil {
+	if err := handle(st, nil, HeartbeatOptions{}).BeginClean(ctx, load(t, dir), in, []byte("other")); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := CompleteClean(ctx, st, load(t, dir), inst, []byte("meta")); err != nil {
+		if err := handle(st, nil, HeartbeatOptions{}).CompleteClean(ctx, load(t, dir), inst, []byte("meta")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if in := load(t, dir).At(inst)[0]; !in.IsCompleted() {
 		t.Errorf("not completed: %+v", in)
 	}
-	if err := BeginClean(ctx, st, load(t, dir), load(t, dir).At(inst)[0], plan); err == nil {
+	if err := handle(st, nil, HeartbeatOptions{}).BeginClean(ctx, load(t, dir), load(t, dir).At(inst)[0], plan); err == nil {
 		t.Error("BeginClean of a completed clean accepted")
 	}
 	// The next clean's instant is later even with the same clock.
-	if next, err := RequestClean(ctx, st, load(t, dir), nil, now, time.UTC); err != nil || next <= inst {
+	if next, err := handle(st, now, HeartbeatOptions{}).RequestClean(ctx, load(t, dir), nil); err != nil || next <= inst {
 		t.Fatalf("second request: %q %v", next, err)
-	} else if err := RemoveEmptyClean(ctx, st, load(t, dir).At(next)[0]); err != nil || len(load(t, dir).At(next)) != 0 {
+	} else if err := handle(st, nil, HeartbeatOptions{}).RemoveEmptyClean(ctx, load(t, dir).At(next)[0]); err != nil || len(load(t, dir).At(next)) != 0 {
 		t.Errorf("empty clean not removed: %v", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestRollbackExpiredWrites(t *testing.T) {
 	hb := HeartbeatOptions{Interval: time.Minute, TolerableMisses: 2}
 	empty := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}}
 
-	dead, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	dead, err := handle(st, now, hb).Begin(ctx, load(t, dir), spec.ActionCommit, nil, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestRollbackExpiredWrites(t *testing.T) {
 	old := clock.Add(-time.Hour)
 	os.Chtimes(filepath.Join(dir, HeartbeatPath(dead.Instant)), old, old)
 	clock = clock.Add(time.Second)
-	live, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	live, err := handle(st, now, hb).Begin(ctx, load(t, dir), spec.ActionCommit, nil, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestRollbackExpiredWrites(t *testing.T) {
 	liveFile := "f2-0_0-0-0_" + string(live.Instant) + ".parquet"
 	os.WriteFile(filepath.Join(dir, liveFile), []byte("x"), 0o644)
 
-	rolled, err := RollbackExpiredWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb})
+	rolled, err := handle(st, now, hb).RollbackExpiredWrites(ctx, load(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,7 @@ package commit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -16,8 +14,8 @@ import (
 // HoodieRequestedReplaceMetadata (operationType CLUSTER), create-if-absent so that two
 // schedulers never share an instant. Table version 6 has no clustering action: Java 0.14
 // names the instant a replacecommit from request to completion.
-func RequestClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, plan []byte, now Clock, loc *time.Location) (spec.InstantTime, error) {
-	return requestInstant(ctx, st, tl, spec.ActionReplaceCommit, plan, now, loc, "request clustering")
+func (ct *Timeline) RequestClustering(ctx context.Context, tl *timeline.Timeline, plan []byte) (spec.InstantTime, error) {
+	return ct.requestPlan(ctx, tl, spec.ActionReplaceCommit, plan, "request clustering")
 }
 
 // PendingClustering reports the pending replacecommits of tl that are clustering plans
@@ -45,37 +43,25 @@ func PendingClustering(ctx context.Context, st storage.Storage, tl *timeline.Tim
 // requested replacecommit with no content — and returns a Txn whose Complete publishes
 // <C>.replacecommit. An inflight file left by a killed run must be rolled back first
 // (RollbackInflightClustering).
-func BeginClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, now Clock, hb HeartbeatOptions) (*Txn, error) {
-	if now == nil {
-		now = time.Now
-	}
+func (ct *Timeline) BeginClustering(ctx context.Context, tl *timeline.Timeline, in timeline.Instant) (*Txn, error) {
 	if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
 		return nil, fmt.Errorf("instant %s %s is not a pending clustering", in.Time, in.Action)
 	}
-	if err := CheckNoPendingRestore(ctx, st, tl, "run clustering "+string(in.Time)); err != nil {
+	if err := CheckNoPendingRestore(ctx, ct.st, tl, "run clustering "+string(in.Time)); err != nil {
 		return nil, err
 	}
 	if _, ok := in.File(spec.StateInflight); ok {
 		return nil, fmt.Errorf("clustering %s is inflight from an earlier run: roll it back first", in.Time)
 	}
-	alive, err := HeartbeatAlive(ctx, st, in.Time, now(), hb.withDefaults())
+	hbt, err := ct.takeHeartbeat(ctx, in, "clustering")
 	if err != nil {
 		return nil, err
 	}
-	if alive {
-		return nil, fmt.Errorf("clustering %s: %w", in.Time, ErrWriterAlive)
-	}
-	_ = st.Delete(ctx, HeartbeatPath(in.Time))
-	hbt, err := StartHeartbeat(ctx, st, in.Time, hb)
-	if err != nil {
-		return nil, err
-	}
-	name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionReplaceCommit, State: spec.StateInflight}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), nil); err != nil {
+	if err := ct.put(ctx, tl, in.Time, spec.ActionReplaceCommit, spec.StateInflight, nil); err != nil {
 		hbt.Stop()
 		return nil, fmt.Errorf("mark clustering %s inflight: %w", in.Time, err)
 	}
-	return &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: in.Time, Action: spec.ActionReplaceCommit, heartbeat: hbt}, nil
+	return &Txn{ct: ct, tl: tl, Instant: in.Time, Action: spec.ActionReplaceCommit, heartbeat: hbt}, nil
 }
 
 // RollbackInflightClustering undoes a clustering run that died after going inflight, the
@@ -85,18 +71,11 @@ func BeginClustering(ctx context.Context, st storage.Storage, tl *timeline.Timel
 // then the inflight file is removed. The requested plan stays, so the clustering is
 // executed again from the start. It refuses with ErrWriterAlive while the run's heartbeat
 // is live. It returns the rollback instant ("" when in was not inflight).
-func RollbackInflightClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, o RollbackOptions) (spec.InstantTime, error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
-	}
-	inflight, ok := in.File(spec.StateInflight)
-	if !ok || in.IsCompleted() {
+func (ct *Timeline) RollbackInflightClustering(ctx context.Context, tl *timeline.Timeline, in timeline.Instant) (spec.InstantTime, error) {
+	if _, ok := in.File(spec.StateInflight); !ok || in.IsCompleted() {
 		return "", nil
 	}
-	alive, err := HeartbeatAlive(ctx, st, in.Time, o.Now(), o.Heartbeat)
+	alive, err := HeartbeatAlive(ctx, ct.st, in.Time, ct.now(), ct.hb)
 	if err != nil {
 		return "", err
 	}
@@ -113,12 +92,12 @@ func RollbackInflightClustering(ctx context.Context, st storage.Storage, tl *tim
 		}
 	}
 	view := timeline.FromFileNames(tl.Layout, tl.Dir, names)
-	rb := NewInstantTime(tl, o.Now(), o.Location)
-	if err := executeRollback(ctx, st, view, rb, in.Time, spec.ActionReplaceCommit, o, true); err != nil {
+	rb := ct.NewInstantTime(tl)
+	if err := ct.executeRollback(ctx, view, rb, in.Time, spec.ActionReplaceCommit, true); err != nil {
 		return "", fmt.Errorf("roll back inflight clustering %s: %w", in.Time, err)
 	}
 	// executeRollback deleted the inflight file; make sure even when the view lost it.
-	if err := st.Delete(ctx, inflight); err != nil && !errors.Is(err, storage.ErrNotExist) {
+	if err := ct.remove(ctx, in, spec.StateInflight); err != nil {
 		return rb, fmt.Errorf("revert clustering %s to requested: %w", in.Time, err)
 	}
 	return rb, nil

@@ -25,7 +25,7 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RequestClustering(ctx, st, load(t, dir), overwrite, now, time.UTC); err != nil {
+	if _, err := handle(st, now, HeartbeatOptions{}).RequestClustering(ctx, load(t, dir), overwrite); err != nil {
 		t.Fatal(err)
 	}
 	plan, err := encodeRequested(&commitmeta.RequestedReplaceMetadata{OperationType: "CLUSTER",
@@ -35,7 +35,7 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := RequestClustering(ctx, st, load(t, dir), plan, now, time.UTC)
+	inst, err := handle(st, now, HeartbeatOptions{}).RequestClustering(ctx, load(t, dir), plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,12 +44,12 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 		t.Fatalf("pending clustering %v %v", pending, err)
 	}
 	// A failed-write rollback leaves the plan alone.
-	if rolled, err := RollbackFailedWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb}); err != nil || len(rolled) != 1 {
+	if rolled, err := handle(st, now, hb).RollbackFailedWrites(ctx, load(t, dir)); err != nil || len(rolled) != 1 {
 		t.Fatalf("rollback failed writes: %v %v (want only the overwrite)", rolled, err)
 	}
 
 	// A run that dies after writing a file.
-	txn, err := BeginClustering(ctx, st, load(t, dir), pending[0], now, hb)
+	txn, err := handle(st, now, hb).BeginClustering(ctx, load(t, dir), pending[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +63,15 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, out), []byte("partial"), 0o644)
 	// While the run's heartbeat is live, nobody rolls it back.
 	in, _ := load(t, dir).Get(inst, spec.ActionReplaceCommit)
-	if _, err := RollbackInflightClustering(ctx, st, load(t, dir), in, RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb}); !errors.Is(err, ErrWriterAlive) {
+	if _, err := handle(st, now, hb).RollbackInflightClustering(ctx, load(t, dir), in); !errors.Is(err, ErrWriterAlive) {
 		t.Fatalf("rollback of a live run: %v", err)
 	}
 	txn.Close()
 	os.Remove(filepath.Join(dir, HeartbeatPath(inst)))
-	if _, err := BeginClustering(ctx, st, load(t, dir), in, now, hb); err == nil {
+	if _, err := handle(st, now, hb).BeginClustering(ctx, load(t, dir), in); err == nil {
 		t.Fatal("begin on an inflight clustering accepted")
 	}
-	rb, err := RollbackInflightClustering(ctx, st, load(t, dir), in, RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb})
+	rb, err := handle(st, now, hb).RollbackInflightClustering(ctx, load(t, dir), in)
 	if err != nil || rb == "" {
 		t.Fatal(rb, err)
 	}
@@ -87,7 +87,7 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 		t.Errorf("rollback instant %s: %+v", rb, r)
 	}
 	// And it can be executed again.
-	txn, err = BeginClustering(ctx, st, tl, in, now, hb)
+	txn, err = handle(st, now, hb).BeginClustering(ctx, tl, in)
 	if err != nil {
 		t.Fatal(err)
 	}

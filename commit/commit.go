@@ -1,7 +1,11 @@
-// Package commit is the only code that moves data-table instants forward: it allocates
-// instant times, writes the requested and inflight files, markers and heartbeats, publishes
-// the completed instant, and rolls back writes that failed or were killed. Keeping every
-// timeline transition here makes crash safety reviewable in one place.
+// Package commit is the only code that changes a table's timeline: it allocates instant
+// times, writes the requested and inflight files, markers and heartbeats, publishes the
+// completed instant, schedules and completes table-service instants, and rolls back,
+// restores and archives. Every one of these transitions is a method of one handle,
+// Timeline, which owns the storage, the clock, the time zone, the heartbeat settings and
+// the table lock, and writes and deletes timeline files in one place each, so crash safety
+// is reviewable there. The conflict check (ResolveConflicts) and the concurrency settings
+// (Concurrency) live here too.
 package commit
 
 import (
@@ -34,70 +38,32 @@ const (
 // Clock gives the current time; tests replace it.
 type Clock func() time.Time
 
-// Txn is one write in progress: an instant that is requested and inflight.
+// Txn is one instant being executed (a write, a compaction, a clustering): requested and
+// inflight, with a live heartbeat, until Complete publishes it.
 type Txn struct {
-	st        storage.Storage
-	layout    int
-	dir       string
+	ct        *Timeline
+	tl        *timeline.Timeline // the snapshot it began on: its layout and folder
 	Instant   spec.InstantTime
 	Action    spec.Action
 	heartbeat *Heartbeat
 	done      bool
-}
-
-// NewInstantTime returns an instant strictly greater than every instant on the active
-// timeline and than the wall clock's previous instants, formatted in loc (the timeline
-// time zone: LOCAL by default in Hudi 0.14).
-func NewInstantTime(tl *timeline.Timeline, now time.Time, loc *time.Location) spec.InstantTime {
-	t := spec.InstantTimeOf(now, loc)
-	if n := len(tl.Instants); n > 0 {
-		last := tl.Instants[n-1].Time
-		if t.Compare(last) <= 0 {
-			lt, err := last.Time(loc)
-			if err == nil {
-				t = spec.InstantTimeOf(lt.Add(time.Millisecond), loc)
-			}
-		}
-	}
-	return t
+	// early is the early conflict check run before each marker (nil: none).
+	early *EarlyConflictDetection
 }
 
 // Begin starts a write of the given action: it allocates an instant, creates the
 // requested file (create-if-absent, so two writers can never share an instant), the
 // inflight file with the write's profile, and starts the heartbeat.
-func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, action spec.Action, requested []byte,
-	inflight *commitmeta.CommitMetadata, now Clock, loc *time.Location, hb HeartbeatOptions) (*Txn, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if err := CheckNoPendingRestore(ctx, st, tl, "start "+string(action)); err != nil {
+func (ct *Timeline) Begin(ctx context.Context, tl *timeline.Timeline, action spec.Action, requested []byte,
+	inflight *commitmeta.CommitMetadata) (*Txn, error) {
+	if err := CheckNoPendingRestore(ctx, ct.st, tl, "start "+string(action)); err != nil {
 		return nil, err
 	}
-	var inst spec.InstantTime
-	var hbt *Heartbeat
-	for attempt := 0; ; attempt++ {
-		inst = NewInstantTime(tl, now(), loc)
-		if attempt > 0 {
-			// Another writer took our instant: move past it.
-			lt, _ := inst.Time(loc)
-			inst = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), loc)
-		}
-		// The heartbeat exists before the instant does, so no other writer ever sees a
-		// pending instant of ours without a live heartbeat.
-		var err error
-		if hbt, err = StartHeartbeat(ctx, st, inst, hb); err == nil {
-			name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateRequested}.FileName(tl.Layout)
-			if err = writeFile(ctx, st, storage.Join(tl.Dir, name), requested); err == nil {
-				break
-			}
-			hbt.Stop()
-			_ = st.Delete(ctx, HeartbeatPath(inst))
-		}
-		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
-			return nil, fmt.Errorf("request instant %s: %w", inst, err)
-		}
+	inst, hbt, err := ct.request(ctx, tl, action, requested, "request instant", true)
+	if err != nil {
+		return nil, err
 	}
-	txn := &Txn{st: st, layout: tl.Layout, dir: tl.Dir, Instant: inst, Action: action, heartbeat: hbt}
+	txn := &Txn{ct: ct, tl: tl, Instant: inst, Action: action, heartbeat: hbt}
 	// A nil profile is an empty inflight file, as Java's bulk_insert writes it.
 	var body []byte
 	if inflight != nil {
@@ -107,8 +73,7 @@ func Begin(ctx context.Context, st storage.Storage, tl *timeline.Timeline, actio
 			return nil, err
 		}
 	}
-	name := spec.InstantFileName{Instant: inst, Action: action, State: spec.StateInflight}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), body); err != nil {
+	if err := ct.put(ctx, tl, inst, action, spec.StateInflight, body); err != nil {
 		txn.heartbeat.Stop()
 		return nil, fmt.Errorf("mark instant %s inflight: %w", inst, err)
 	}
@@ -121,30 +86,45 @@ func MarkerPath(instant spec.InstantTime, partition, fileName string, ioType IOT
 }
 
 // Marker records, before the file is written, that this write produces partition/fileName,
-// so a rollback can find and delete it even if the write dies before committing.
+// so a rollback can find and delete it even if the write dies before committing. With
+// early conflict detection (DetectConflictsEarly) it first checks the file's file group
+// against other running writes and fails with ErrEarlyConflict, creating no marker, as
+// Java's WriteMarkers.create does before its data file is opened.
 func (t *Txn) Marker(ctx context.Context, partition, fileName string, ioType IOType) error {
-	if err := writeFile(ctx, t.st, MarkerPath(t.Instant, partition, fileName, ioType), nil); err != nil && !errors.Is(err, storage.ErrExist) {
+	if t.early != nil {
+		if err := t.checkEarlyConflict(ctx, partition, markerFileID(fileName)); err != nil {
+			return err
+		}
+	}
+	if err := writeFile(ctx, t.ct.st, MarkerPath(t.Instant, partition, fileName, ioType), nil); err != nil && !errors.Is(err, storage.ErrExist) {
 		return fmt.Errorf("create marker for %s: %w", storage.Join(partition, fileName), err)
 	}
 	return nil
 }
 
 // Complete publishes the instant: writing the completed file is the atomic commit point.
-// Markers and the heartbeat are removed afterwards; failing to remove them leaves a
-// committed table that the next writer tidies.
+// It holds the table lock while doing so (re-entered when the caller holds it already, as
+// a write does around its conflict check), as Java's clients complete an instant inside a
+// transaction, so a completed file never lands between another writer's conflict check
+// and its commit. Markers and the heartbeat are removed afterwards; failing to remove
+// them leaves a committed table that the next writer tidies.
 func (t *Txn) Complete(ctx context.Context, meta *commitmeta.CommitMetadata) error {
 	body, err := commitmeta.EncodeJSON(meta)
 	if err != nil {
 		return err
 	}
-	name := spec.InstantFileName{Instant: t.Instant, Action: t.Action, State: spec.StateCompleted}.FileName(t.layout)
-	if err := writeFile(ctx, t.st, storage.Join(t.dir, name), body); err != nil {
+	release, err := t.ct.Lock(ctx, fmt.Sprintf("complete %s %s", t.Action, t.Instant))
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := t.ct.put(ctx, t.tl, t.Instant, t.Action, spec.StateCompleted, body); err != nil {
 		return fmt.Errorf("complete instant %s: %w", t.Instant, err)
 	}
 	t.done = true
 	t.heartbeat.Stop()
-	_ = storage.DeleteTree(ctx, t.st, storage.Join(TempDir, string(t.Instant)))
-	_ = t.st.Delete(ctx, HeartbeatPath(t.Instant))
+	_ = storage.DeleteTree(ctx, t.ct.st, storage.Join(TempDir, string(t.Instant)))
+	_ = t.ct.st.Delete(ctx, HeartbeatPath(t.Instant))
 	return nil
 }
 

@@ -9,11 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/local"
 	"github.com/hudi-go/hudi/timeline"
 )
+
+// handle is the Timeline the tests change the timeline through: UTC, the clock now (nil:
+// the wall clock) and heartbeat settings hb.
+func handle(st storage.Storage, now Clock, hb HeartbeatOptions) *Timeline {
+	return NewTimeline(st, TimelineOptions{Now: now, Zone: time.UTC, Heartbeat: hb})
+}
 
 func load(t *testing.T, dir string) *timeline.Timeline {
 	t.Helper()
@@ -33,11 +41,11 @@ func newTable(t *testing.T) string {
 
 func TestNewInstantTimeIsStrictlyIncreasing(t *testing.T) {
 	tl := timeline.FromFileNames(1, ".hoodie", []string{"20300101000000000.commit"})
-	got := NewInstantTime(tl, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC)
+	got := newInstantTime(tl, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC)
 	if got != "20300101000000001" {
 		t.Errorf("instant after a future instant = %s", got)
 	}
-	got = NewInstantTime(tl, time.Date(2031, 2, 3, 4, 5, 6, 789e6, time.UTC), time.UTC)
+	got = newInstantTime(tl, time.Date(2031, 2, 3, 4, 5, 6, 789e6, time.UTC), time.UTC)
 	if got != "20310203040506789" {
 		t.Errorf("instant = %s", got)
 	}
@@ -53,7 +61,7 @@ func TestBeginCompleteAndRollback(t *testing.T) {
 	empty := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}}
 
 	// A write that commits.
-	txn, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	txn, err := handle(st, now, hb).Begin(ctx, load(t, dir), spec.ActionCommit, nil, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +81,7 @@ func TestBeginCompleteAndRollback(t *testing.T) {
 
 	// A write that dies after writing a file.
 	clock = clock.Add(time.Second)
-	txn2, err := Begin(ctx, st, tl, spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	txn2, err := handle(st, now, hb).Begin(ctx, tl, spec.ActionCommit, nil, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,13 +93,13 @@ func TestBeginCompleteAndRollback(t *testing.T) {
 	txn2.Close()
 
 	// While its heartbeat is fresh, another writer must not roll it back.
-	_, err = RollbackFailedWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb})
+	_, err = handle(st, now, hb).RollbackFailedWrites(ctx, load(t, dir))
 	if !errors.Is(err, ErrWriterAlive) {
 		t.Fatalf("rollback with a live heartbeat: err = %v", err)
 	}
 	// Once it expired, it is rolled back.
 	clock = clock.Add(3 * time.Hour)
-	rolled, err := RollbackFailedWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb})
+	rolled, err := handle(st, now, hb).RollbackFailedWrites(ctx, load(t, dir))
 	if err != nil || len(rolled) != 1 || rolled[0] != txn2.Instant {
 		t.Fatalf("rolled back %v, %v", rolled, err)
 	}
@@ -132,7 +140,7 @@ func TestBeginCompleteAndRollback(t *testing.T) {
 		t.Errorf("rollback plan = %+v, %v", p, err)
 	}
 	// Nothing left to roll back.
-	if rolled, err := RollbackFailedWrites(ctx, st, tl, RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb}); err != nil || len(rolled) != 0 {
+	if rolled, err := handle(st, now, hb).RollbackFailedWrites(ctx, tl); err != nil || len(rolled) != 0 {
 		t.Errorf("second rollback pass: %v, %v", rolled, err)
 	}
 }
@@ -146,7 +154,7 @@ func TestInterruptedRollbackIsFinished(t *testing.T) {
 	now := func() time.Time { return clock }
 	hb := HeartbeatOptions{Interval: time.Millisecond, TolerableMisses: 1}
 	empty := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}}
-	txn, err := Begin(ctx, st, load(t, dir), spec.ActionCommit, nil, empty, now, time.UTC, hb)
+	txn, err := handle(st, now, hb).Begin(ctx, load(t, dir), spec.ActionCommit, nil, empty)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,12 +164,11 @@ func TestInterruptedRollbackIsFinished(t *testing.T) {
 	// Simulate a rollback that wrote its plan and died.
 	rb := spec.InstantTimeOf(clock.Add(10*time.Second), time.UTC)
 	tl := load(t, dir)
-	o := RollbackOptions{Now: now, Location: time.UTC, Heartbeat: hb}
-	if err := executeRollbackPlanOnly(ctx, st, tl, rb, txn.Instant, o); err != nil {
+	if err := executeRollbackPlanOnly(ctx, st, rb, txn.Instant); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(time.Hour)
-	rolled, err := RollbackFailedWrites(ctx, st, load(t, dir), o)
+	rolled, err := handle(st, now, hb).RollbackFailedWrites(ctx, load(t, dir))
 	if err != nil || len(rolled) != 1 {
 		t.Fatalf("rolled %v, %v", rolled, err)
 	}
@@ -175,8 +182,8 @@ func TestInterruptedRollbackIsFinished(t *testing.T) {
 }
 
 // executeRollbackPlanOnly writes a rollback's requested and inflight files only.
-func executeRollbackPlanOnly(ctx context.Context, st *local.FS, tl *timeline.Timeline, rb, target spec.InstantTime, o RollbackOptions) error {
-	body, err := encodeContainer(rollbackPlanSchema, map[string]any{
+func executeRollbackPlanOnly(ctx context.Context, st *local.FS, rb, target spec.InstantTime) error {
+	body, err := encodeContainer(avroschema.RollbackPlan.JSON(), map[string]any{
 		"instantToRollback": map[string]any{"commitTime": string(target), "action": "commit"},
 		"RollbackRequests":  []any{}, "version": int32(1)})
 	if err != nil {

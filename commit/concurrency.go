@@ -55,6 +55,8 @@ type Concurrency struct {
 	// Lock is the table lock (nil: none is taken; only tests that drive one writer leave
 	// it unset).
 	Lock *lock.Manager
+	// Early is early conflict detection (optimistic concurrency control only).
+	Early EarlyConflictDetection
 }
 
 // ConcurrencyFromConfig reads hoodie.write.concurrency.mode, the failed-writes policy, the
@@ -102,8 +104,9 @@ func ConcurrencyFromConfig(cfg *config.Config, st storage.Storage, tableName str
 		return c, fmt.Errorf("%s=%s is not supported: hudi-go checks conflicts as %s does", config.WriteConflictResolutionStrategy.Name, s,
 			config.WriteConflictResolutionStrategy.Default)
 	}
-	if cfg.Bool(config.EarlyConflictDetectionEnable) {
-		return c, fmt.Errorf("%s=true is not supported by hudi-go yet: conflicts are detected when the write commits", config.EarlyConflictDetectionEnable.Name)
+	var err error
+	if c.Early, err = earlyFromConfig(cfg, c.Mode); err != nil {
+		return c, err
 	}
 	if n := cfg.Int(config.NumRetriesOnConflictFailures); n != 0 {
 		return c, fmt.Errorf("%s=%d is not supported by hudi-go: a write that loses a conflict fails and is rolled back; run it again", config.NumRetriesOnConflictFailures.Name, n)
@@ -127,15 +130,6 @@ func (c Concurrency) Close() {
 	if c.Lock != nil {
 		_ = c.Lock.Close()
 	}
-}
-
-// Acquire takes the table lock for what (re-entering it when this operation already holds
-// it) and returns its release; without a lock it returns a no-op.
-func (c Concurrency) Acquire(ctx context.Context, what string) (func(), error) {
-	if c.Lock == nil {
-		return func() {}, nil
-	}
-	return c.Lock.Lock(ctx, what)
 }
 
 // WriteStart is what a write saw of the timeline when it planned: the conflict check
@@ -318,17 +312,4 @@ func pendingReplaceGroups(ctx context.Context, st storage.Storage, tl *timeline.
 		}
 	}
 	return groups, nil
-}
-
-// CompleteUnderLock publishes a table service's instant (compaction, clustering) while
-// holding the table lock, as Java's table service client completes them inside a
-// transaction: the completed file never lands between another writer's conflict check
-// and its commit.
-func (c Concurrency) CompleteUnderLock(ctx context.Context, txn *Txn, meta *commitmeta.CommitMetadata) error {
-	release, err := c.Acquire(ctx, fmt.Sprintf("complete %s %s", txn.Action, txn.Instant))
-	if err != nil {
-		return err
-	}
-	defer release()
-	return txn.Complete(ctx, meta)
 }

@@ -106,7 +106,21 @@ func TestConcurrencyFromConfig(t *testing.T) {
 			"hoodie.write.lock.provider":          "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider"}, "set hoodie.cleaner.policy.failed.writes=LAZY", false},
 		{"occ_default_zk_needs_url", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control"},
 			"hoodie.write.lock.zookeeper.url is required", false},
-		{"early_detection_refused", map[string]string{"hoodie.write.concurrency.early.conflict.detection.enable": "true"}, "not supported", false},
+		// Early conflict detection (HoodieWriteConfig 0.14): Java ignores it in single-writer
+		// mode and falls back from a timeline-server strategy with direct markers, with a
+		// warning; hudi-go refuses both.
+		{"early_single_writer_refused", map[string]string{"hoodie.write.concurrency.early.conflict.detection.enable": "true"}, "needs hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL", false},
+		{"early_occ", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "hoodie.write.concurrency.early.conflict.detection.enable": "true"}, "", true},
+		{"early_occ_simple_direct", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "hoodie.write.concurrency.early.conflict.detection.enable": "true",
+			"hoodie.write.concurrency.early.conflict.detection.strategy":    "org.apache.hudi.table.marker.SimpleDirectMarkerBasedDetectionStrategy",
+			"hoodie.write.concurrency.early.conflict.check.commit.conflict": "true"}, "", true},
+		{"early_timeline_server_refused", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "hoodie.write.concurrency.early.conflict.detection.enable": "true",
+			"hoodie.write.concurrency.early.conflict.detection.strategy": "org.apache.hudi.timeline.service.handlers.marker.AsyncTimelineServerBasedDetectionStrategy"}, "hudi-go has no timeline server", true},
+		{"early_transaction_refused", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "hoodie.write.concurrency.early.conflict.detection.enable": "true",
+			"hoodie.write.concurrency.early.conflict.detection.strategy": "org.apache.hudi.table.marker.SimpleTransactionDirectMarkerBasedDetectionStrategy"}, "not supported by hudi-go", true},
+		{"early_unknown_refused", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider", "hoodie.write.concurrency.early.conflict.detection.enable": "true", "hoodie.write.concurrency.early.conflict.detection.strategy": "com.example.Mine"}, "unknown strategy", true},
+		{"early_async_detector_refused", map[string]string{"hoodie.write.concurrency.mode": "optimistic_concurrency_control", "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+			"hoodie.write.concurrency.async.conflict.detector.period_ms": "1000"}, "needs the timeline server", true},
 		{"hive_refused", map[string]string{"hoodie.write.lock.provider": "org.apache.hudi.hive.transaction.lock.HiveMetastoreBasedLockProvider"}, "no metastore", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,6 +139,10 @@ func TestConcurrencyFromConfig(t *testing.T) {
 				t.Fatalf("failed-writes policy %s", c.FailedWrites)
 			case tc.want == "" && c.Lock == nil:
 				t.Fatal("no lock")
+			case tc.want == "" && c.Early.Enabled != (tc.set["hoodie.write.concurrency.early.conflict.detection.enable"] == "true"):
+				t.Fatalf("early conflict detection %+v", c.Early)
+			case tc.want == "" && c.Early.CheckCommitConflict != (tc.set["hoodie.write.concurrency.early.conflict.check.commit.conflict"] == "true"):
+				t.Fatalf("early conflict detection %+v", c.Early)
 			}
 		})
 	}

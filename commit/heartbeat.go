@@ -53,8 +53,8 @@ type Heartbeat struct {
 	once sync.Once
 }
 
-// StartHeartbeat writes the heartbeat file and refreshes it every interval.
-func StartHeartbeat(ctx context.Context, st storage.Storage, instant spec.InstantTime, o HeartbeatOptions) (*Heartbeat, error) {
+// startHeartbeat writes the heartbeat file and refreshes it every interval.
+func startHeartbeat(ctx context.Context, st storage.Storage, instant spec.InstantTime, o HeartbeatOptions) (*Heartbeat, error) {
 	o = o.withDefaults()
 	p := HeartbeatPath(instant)
 	owner := currentOwner()

@@ -44,8 +44,8 @@ func isTempFileName(name string) bool {
 // .hoodie, .hoodie/archived and .hoodie/.heartbeat, and heartbeat files no instant on tl
 // names. Every write (RollbackFailedWrites) and clean runs it. Errors are ignored: this is
 // tidying, and a file another process removed first is fine.
-func RemoveLeftovers(ctx context.Context, st storage.Storage, tl *timeline.Timeline, now time.Time, hb HeartbeatOptions) {
-	hb = hb.withDefaults()
+func (ct *Timeline) RemoveLeftovers(ctx context.Context, tl *timeline.Timeline) {
+	st, now, hb := ct.st, ct.now(), ct.hb
 	dead := deadWriters{ctx: ctx, st: st, now: now, hb: hb, known: map[spec.InstantTime]bool{}}
 	for _, dir := range []string{tl.Dir, storage.Join(tl.Dir, timeline.DefaultArchiveFolder), HeartbeatDir} {
 		entries, err := st.List(ctx, dir)

@@ -5,33 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
-)
-
-// The writer schemas of restore plans and restore metadata as Java 0.14's generated
-// classes embed them (HoodieRestorePlan.avsc before 1.0 added savepointToRestoreTimestamp
-// and plan version 2; HoodieRestoreMetadata.avsc with restoreInstantInfo), with named
-// types inlined at their first use and the avro.java.string marks the generator adds.
-const (
-	instantInfoSchema = `{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]}`
-
-	restorePlanSchema = `{"type":"record","name":"HoodieRestorePlan","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"instantsToRollback","type":{"type":"array","items":` + instantInfoSchema + `,"default":null},"default":[]},` +
-		`{"name":"version","type":["int","null"],"default":1}]}`
-
-	restoreMetadataSchema = `{"type":"record","name":"HoodieRestoreMetadata","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"startRestoreTime","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"timeTakenInMillis","type":"long"},` +
-		`{"name":"instantsToRollback","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
-		`{"name":"hoodieRestoreMetadata","type":{"type":"map","values":{"type":"array","items":["null",` + rollbackMetadataSchema + `],"default":null,"name":"hoodieRollbackMetadata"},"avro.java.string":"String"}},` +
-		`{"name":"version","type":["int","null"],"default":1},` +
-		`{"name":"restoreInstantInfo","type":{"type":"array","items":"HoodieInstantInfo","default":null},"default":[]}]}`
 )
 
 // RestorePlan is HoodieRestorePlan, the content of <R>.restore.requested: the instants
@@ -61,31 +41,19 @@ type RestoreMetadata struct {
 // because <R>.restore records every rollback's metadata; finally the rollback instants
 // after the savepoint are removed, as Java does, so the timeline reads as of the savepoint
 // plus one restore.
-func Restore(ctx context.Context, st storage.Storage, tl *timeline.Timeline, savepoint spec.InstantTime, instants []timeline.Instant, o RollbackOptions) (spec.InstantTime, *RestoreMetadata, error) {
-	o = o.withDefaults()
+func (ct *Timeline) Restore(ctx context.Context, tl *timeline.Timeline, savepoint spec.InstantTime, instants []timeline.Instant) (spec.InstantTime, *RestoreMetadata, error) {
+	st := ct.st
 	var infos []any
 	for _, in := range instants {
 		infos = append(infos, map[string]any{"commitTime": string(in.Time), "action": string(in.Action)})
 	}
-	body, err := encodeContainer(restorePlanSchema, map[string]any{"instantsToRollback": nonNilAny(infos), "version": int32(1)})
+	body, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{"instantsToRollback": nonNilAny(infos), "version": int32(1)})
 	if err != nil {
 		return "", nil, fmt.Errorf("encode restore plan to %s: %w", savepoint, err)
 	}
-	var rs spec.InstantTime
-	for attempt := 0; ; attempt++ {
-		rs = NewInstantTime(tl, o.Now(), o.Location)
-		if attempt > 0 {
-			lt, _ := rs.Time(o.Location)
-			rs = spec.InstantTimeOf(lt.Add(time.Duration(attempt)*time.Millisecond), o.Location)
-		}
-		name := spec.InstantFileName{Instant: rs, Action: spec.ActionRestore, State: spec.StateRequested}.FileName(tl.Layout)
-		err = writeFile(ctx, st, storage.Join(tl.Dir, name), body)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, storage.ErrExist) || attempt >= 20 {
-			return "", nil, fmt.Errorf("request restore to %s: %w", savepoint, err)
-		}
+	rs, _, err := ct.request(ctx, tl, spec.ActionRestore, body, "request restore to "+string(savepoint)+" as", false)
+	if err != nil {
+		return "", nil, err
 	}
 	tl, err = Reload(ctx, st, tl)
 	if err != nil {
@@ -95,7 +63,7 @@ func Restore(ctx context.Context, st storage.Storage, tl *timeline.Timeline, sav
 	if !ok {
 		return rs, nil, fmt.Errorf("restore %s vanished from the timeline", rs)
 	}
-	meta, err := ResumeRestore(ctx, st, tl, in, savepoint, o)
+	meta, err := ct.ResumeRestore(ctx, tl, in, savepoint)
 	return rs, meta, err
 }
 
@@ -103,9 +71,9 @@ func Restore(ctx context.Context, st storage.Storage, tl *timeline.Timeline, sav
 // Instants of its plan that are no longer on the timeline were rolled back by an earlier
 // attempt and are skipped, as Java does; a rollback that attempt left pending is finished
 // and recorded.
-func ResumeRestore(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, savepoint spec.InstantTime, o RollbackOptions) (*RestoreMetadata, error) {
-	o = o.withDefaults()
-	start := o.Now()
+func (ct *Timeline) ResumeRestore(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, savepoint spec.InstantTime) (*RestoreMetadata, error) {
+	st := ct.st
+	start := ct.now()
 	if in.Action != spec.ActionRestore || in.IsCompleted() {
 		return nil, fmt.Errorf("instant %s %s is not a pending restore", in.Time, in.Action)
 	}
@@ -118,8 +86,7 @@ func ResumeRestore(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 		return nil, fmt.Errorf("restore plan %s: %w", in.Time, err)
 	}
 	if _, ok := in.File(spec.StateInflight); !ok {
-		name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionRestore, State: spec.StateInflight}.FileName(tl.Layout)
-		if err := writeFile(ctx, st, storage.Join(tl.Dir, name), nil); err != nil && !errors.Is(err, storage.ErrExist) {
+		if err := ct.putOnce(ctx, tl, in.Time, spec.ActionRestore, spec.StateInflight, nil); err != nil {
 			return nil, fmt.Errorf("mark restore %s inflight: %w", in.Time, err)
 		}
 	}
@@ -140,7 +107,7 @@ func ResumeRestore(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 		if rb.Action != spec.ActionRollback || rb.IsCompleted() || !savepoint.Less(rb.Time) {
 			continue
 		}
-		target, action, m, err := resumeRollback(ctx, st, tl, rb, o, false)
+		target, action, m, err := ct.resumeRollback(ctx, tl, rb, false)
 		if err != nil {
 			return nil, err
 		}
@@ -156,19 +123,18 @@ func ResumeRestore(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 		if !ok {
 			continue // rolled back by an earlier attempt
 		}
-		r, err := rollbackInstant(ctx, st, tl, target, o, false)
+		r, err := ct.rollbackInstant(ctx, tl, target, false)
 		if err != nil {
 			return nil, fmt.Errorf("restore %s to %s: %w", in.Time, savepoint, err)
 		}
 		record(r.Target, r.Action, r.Metadata)
 	}
-	meta.TimeTakenInMillis = o.Now().Sub(start).Milliseconds()
-	out, err := encodeContainer(restoreMetadataSchema, restoreMetadataValue(meta))
+	meta.TimeTakenInMillis = ct.now().Sub(start).Milliseconds()
+	out, err := encodeContainer(avroschema.RestoreMetadata.JSON(), restoreMetadataValue(meta))
 	if err != nil {
 		return nil, fmt.Errorf("encode restore metadata %s: %w", in.Time, err)
 	}
-	name := spec.InstantFileName{Instant: in.Time, Action: spec.ActionRestore, State: spec.StateCompleted}.FileName(tl.Layout)
-	if err := writeFile(ctx, st, storage.Join(tl.Dir, name), out); err != nil && !errors.Is(err, storage.ErrExist) {
+	if err := ct.putOnce(ctx, tl, in.Time, spec.ActionRestore, spec.StateCompleted, out); err != nil {
 		return nil, fmt.Errorf("complete restore %s: %w", in.Time, err)
 	}
 	// Rollbacks after the savepoint (the restore's own and earlier ones of instants that
@@ -180,19 +146,16 @@ func ResumeRestore(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 		if rb.Action != spec.ActionRollback || !savepoint.Less(rb.Time) {
 			continue
 		}
-		for s := spec.StateCompleted; s >= spec.StateRequested; s-- {
-			if p, ok := rb.File(s); ok {
-				if err := st.Delete(ctx, p); err != nil && !errors.Is(err, storage.ErrNotExist) {
-					return meta, fmt.Errorf("remove rollback %s after restore %s: %w", rb.Time, in.Time, err)
-				}
-			}
+		if err := ct.remove(ctx, rb, newestFirst...); err != nil {
+			return meta, fmt.Errorf("remove rollback %s after restore %s: %w", rb.Time, in.Time, err)
 		}
 	}
 	return meta, nil
 }
 
 // resumeRollback finishes the pending rollback instant rb from its plan.
-func resumeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb timeline.Instant, o RollbackOptions, publish bool) (spec.InstantTime, spec.Action, *commitmeta.RollbackMetadata, error) {
+func (ct *Timeline) resumeRollback(ctx context.Context, tl *timeline.Timeline, rb timeline.Instant, publish bool) (spec.InstantTime, spec.Action, *commitmeta.RollbackMetadata, error) {
+	st := ct.st
 	body, err := tl.ReadRequested(ctx, st, rb)
 	if err != nil {
 		return "", "", nil, err
@@ -210,7 +173,7 @@ func resumeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeli
 		return "", "", nil, err
 	}
 	mergeRollbackPlan(st, w, p)
-	m, err := runRollback(ctx, st, tl, rb.Time, target, action, w, o, false, publish)
+	m, err := ct.runRollback(ctx, tl, rb.Time, target, action, w, false, publish)
 	return target, action, m, err
 }
 
@@ -268,7 +231,7 @@ func DecodeRestoreMetadata(data []byte) (*RestoreMetadata, error) {
 		return nil, fmt.Errorf("decode restore metadata: %w", err)
 	}
 	rms, _ := m["hoodieRestoreMetadata"].(map[string]any)
-	rollbackSchema, err := avro.Parse(rollbackMetadataSchema)
+	rollbackSchema, err := avro.Parse(avroschema.RollbackMetadata.JSON())
 	if err != nil {
 		return nil, err
 	}

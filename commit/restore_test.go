@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
@@ -91,7 +92,7 @@ func sampleRollback(target string) *commitmeta.RollbackMetadata {
 // HoodieRestoreMetadata.avsc, with HoodieRollbackMetadata and HoodieInstantInfo inlined)
 // and decode back field by field.
 func TestRestoreAvroSchemas(t *testing.T) {
-	plan, err := encodeContainer(restorePlanSchema, map[string]any{"instantsToRollback": []any{
+	plan, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{"instantsToRollback": []any{
 		map[string]any{"commitTime": "20250101000000003", "action": "compaction"},
 		map[string]any{"commitTime": "20250101000000002", "action": "deltacommit"}}, "version": int32(1)})
 	if err != nil {
@@ -115,7 +116,7 @@ func TestRestoreAvroSchemas(t *testing.T) {
 	want := &RestoreMetadata{StartRestoreTime: "20250101000000050", TimeTakenInMillis: 77, InstantsToRollback: []string{"20250101000000002"},
 		Rollbacks: map[string][]*commitmeta.RollbackMetadata{"20250101000000002": {sampleRollback("20250101000000002")}}, Version: 1,
 		RestoreInstantInfo: []commitmeta.InstantInfo{{CommitTime: "20250101000000002", Action: "deltacommit"}}}
-	body, err := encodeContainer(restoreMetadataSchema, restoreMetadataValue(want))
+	body, err := encodeContainer(avroschema.RestoreMetadata.JSON(), restoreMetadataValue(want))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestRestoreAvroSchemas(t *testing.T) {
 	}
 	// The nested rollback metadata keeps HoodieRollbackMetadata's fields, as in the
 	// Spark-written fixture's schema.
-	rb, err := encodeContainer(rollbackMetadataSchema, rollbackMetadataValue(sampleRollback("x")))
+	rb, err := encodeContainer(avroschema.RollbackMetadata.JSON(), rollbackMetadataValue(sampleRollback("x")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	}
 	// Write only the plan: same code path with a rollback that cannot get further.
 	rb := spec.InstantTime("20250101000000009")
-	body, err := encodeContainer(rollbackPlanSchema, map[string]any{
+	body, err := encodeContainer(avroschema.RollbackPlan.JSON(), map[string]any{
 		"instantToRollback": map[string]any{"commitTime": string(target), "action": "commit"},
 		"RollbackRequests": []any{map[string]any{"partitionPath": "", "fileId": "", "latestBaseInstant": "",
 			"filesToBeDeleted": []any{absPath(st, "", base)}, "logBlocksToBeDeleted": map[string]any{}}},
@@ -182,7 +183,7 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, ".hoodie", string(rb)+".rollback.requested"), body, 0o644)
 	now := func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) }
-	rolled, err := RollbackFailedWrites(ctx, st, load(t, dir), RollbackOptions{Now: now, Location: time.UTC})
+	rolled, err := handle(st, now, HeartbeatOptions{}).RollbackFailedWrites(ctx, load(t, dir))
 	if err != nil || len(rolled) != 1 || rolled[0] != target {
 		t.Fatalf("rolled %v, %v", rolled, err)
 	}
@@ -210,7 +211,7 @@ func TestPendingRestoreRefusesEverythingElse(t *testing.T) {
 		c2 + ".commit.requested", c2 + ".inflight", c2 + ".commit"} {
 		os.WriteFile(filepath.Join(dir, ".hoodie", n), []byte("{}"), 0o644)
 	}
-	plan, err := encodeContainer(restorePlanSchema, map[string]any{
+	plan, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{
 		"instantsToRollback": []any{map[string]any{"commitTime": c2, "action": "commit"}}, "version": int32(1)})
 	if err != nil {
 		t.Fatal(err)
@@ -225,14 +226,23 @@ func TestPendingRestoreRefusesEverythingElse(t *testing.T) {
 	now := func() time.Time { return time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC) }
 	for name, run := range map[string]func() error{
 		"commit": func() error {
-			_, err := Begin(ctx, st, tl, spec.ActionCommit, nil, &commitmeta.CommitMetadata{}, now, time.UTC, HeartbeatOptions{})
+			_, err := handle(st, now, HeartbeatOptions{}).Begin(ctx, tl, spec.ActionCommit, nil, &commitmeta.CommitMetadata{})
 			return err
 		},
-		"compaction request": func() error { _, err := RequestCompaction(ctx, st, tl, []byte("x"), now, time.UTC); return err },
-		"clean request":      func() error { _, err := RequestClean(ctx, st, tl, []byte("x"), now, time.UTC); return err },
-		"clustering request": func() error { _, err := RequestClustering(ctx, st, tl, []byte("x"), now, time.UTC); return err },
+		"compaction request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestCompaction(ctx, tl, []byte("x"))
+			return err
+		},
+		"clean request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestClean(ctx, tl, []byte("x"))
+			return err
+		},
+		"clustering request": func() error {
+			_, err := handle(st, now, HeartbeatOptions{}).RequestClustering(ctx, tl, []byte("x"))
+			return err
+		},
 		"rollback of failed writes": func() error {
-			_, err := RollbackFailedWrites(ctx, st, tl, RollbackOptions{Now: now, Location: time.UTC})
+			_, err := handle(st, now, HeartbeatOptions{}).RollbackFailedWrites(ctx, tl)
 			return err
 		},
 	} {

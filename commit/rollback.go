@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
-	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/fsview"
@@ -17,49 +16,25 @@ import (
 	"github.com/hudi-go/hudi/timeline"
 )
 
-// The writer schemas Java 0.14/0.15 embeds in rollback plans and rollback metadata,
-// copied from the Spark-written fixture mor-parquet/v6_nonpartitioned_rollback so that
-// Java reads what we write with the same field order and defaults.
-const (
-	rollbackPlanSchema     = `{"type":"record","name":"HoodieRollbackPlan","namespace":"org.apache.hudi.avro.model","fields":[{"name":"instantToRollback","type":["null",{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]}],"doc":"Hoodie instant that needs to be rolled back","default":null},{"name":"RollbackRequests","type":["null",{"type":"array","items":{"type":"record","name":"HoodieRollbackRequest","fields":[{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"latestBaseInstant","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"filesToBeDeleted","type":{"type":"array","items":{"type":"string","avro.java.string":"String"},"default":[]},"default":[]},{"name":"logBlocksToBeDeleted","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null}]}}],"default":null},{"name":"version","type":["int","null"],"default":1}]}`
-	rollbackMetadataSchema = `{"type":"record","name":"HoodieRollbackMetadata","namespace":"org.apache.hudi.avro.model","fields":[{"name":"startRollbackTime","type":{"type":"string","avro.java.string":"String"}},{"name":"timeTakenInMillis","type":"long"},{"name":"totalFilesDeleted","type":"int"},{"name":"commitsRollback","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieRollbackPartitionMetadata","fields":[{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},{"name":"successDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"failedDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},{"name":"rollbackLogFiles","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null},{"name":"logFilesFromFailedCommit","type":["null",{"type":"map","values":"long","avro.java.string":"String"}],"default":null}]},"avro.java.string":"String"}},{"name":"version","type":["int","null"],"default":1},{"name":"instantsRollback","type":{"type":"array","items":{"type":"record","name":"HoodieInstantInfo","fields":[{"name":"commitTime","type":{"type":"string","avro.java.string":"String"}},{"name":"action","type":{"type":"string","avro.java.string":"String"}}]},"default":[]},"default":[]}]}`
-)
-
 // ErrWriterAlive means a pending write still has a live heartbeat: another writer is
 // running, and rolling its instant back would destroy its work.
 var ErrWriterAlive = errors.New("another writer is running")
-
-// RollbackOptions configure failed-write rollback.
-type RollbackOptions struct {
-	Now       Clock
-	Location  *time.Location
-	Heartbeat HeartbeatOptions
-	Logger    *slog.Logger
-}
 
 // RollbackFailedWrites rolls back every pending data write whose writer is gone (Hudi's
 // EAGER failed-writes policy), and finishes rollbacks that were interrupted. A pending
 // write with a live heartbeat is left alone and reported as ErrWriterAlive. Pending
 // compactions and clusterings are table-service plans, not failed writes, and stay.
-func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) (rolledBack []spec.InstantTime, err error) {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+func (ct *Timeline) RollbackFailedWrites(ctx context.Context, tl *timeline.Timeline) (rolledBack []spec.InstantTime, err error) {
+	st := ct.st
 	// A pending restore's own rollbacks are its to finish (ResumeRestore), not a failed
 	// write's: nothing else may touch the timeline before it completes.
 	if err := CheckNoPendingRestore(ctx, st, tl, "roll back failed writes"); err != nil {
 		return nil, err
 	}
 	tidyCompleted(ctx, st, tl)
-	RemoveLeftovers(ctx, st, tl, o.Now(), o.Heartbeat)
+	ct.RemoveLeftovers(ctx, tl)
 	// An interrupted rollback is finished first, with its own instant and plan.
-	if rolledBack, err = resumeRollbacks(ctx, st, tl, o); err != nil {
+	if rolledBack, err = ct.resumeRollbacks(ctx, tl); err != nil {
 		return nil, err
 	}
 	for _, in := range tl.Instants {
@@ -73,19 +48,19 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 				continue
 			}
 		}
-		alive, err := HeartbeatAlive(ctx, st, in.Time, o.Now(), o.Heartbeat)
+		alive, err := HeartbeatAlive(ctx, st, in.Time, ct.now(), ct.hb)
 		if err != nil {
 			return nil, err
 		}
 		if alive {
 			return rolledBack, fmt.Errorf("pending %s %s has a live heartbeat (%s): %w; wait for it to finish, or let its heartbeat expire (%s) before writing",
-				in.Action, in.Time, HeartbeatPath(in.Time), ErrWriterAlive, o.Heartbeat.Expiry())
+				in.Action, in.Time, HeartbeatPath(in.Time), ErrWriterAlive, ct.hb.Expiry())
 		}
-		rb := NewInstantTime(tl, o.Now(), o.Location)
-		if err := executeRollback(ctx, st, tl, rb, in.Time, in.Action.CompletedAction(), o, true); err != nil {
+		rb := ct.NewInstantTime(tl)
+		if err := ct.executeRollback(ctx, tl, rb, in.Time, in.Action.CompletedAction(), true); err != nil {
 			return rolledBack, err
 		}
-		o.Logger.Warn("rolled back a failed write", "instant", in.Time, "action", in.Action, "rollback", rb)
+		ct.logger.Warn("rolled back a failed write", "instant", in.Time, "action", in.Action, "rollback", rb)
 		rolledBack = append(rolledBack, in.Time)
 		// Later rollbacks need later instants.
 		tl = timeline.FromFileNames(tl.Layout, tl.Dir, append(instantFileNames(tl), spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted}.FileName(tl.Layout)))
@@ -96,7 +71,8 @@ func RollbackFailedWrites(ctx context.Context, st storage.Storage, tl *timeline.
 // resumeRollbacks finishes every pending rollback with its own instant: the files of its
 // target found now (markers, instant in file names) together with those its plan names,
 // which is all a rollback of a completed instant has to go by once its markers are gone.
-func resumeRollbacks(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
+func (ct *Timeline) resumeRollbacks(ctx context.Context, tl *timeline.Timeline) ([]spec.InstantTime, error) {
+	st := ct.st
 	var done []spec.InstantTime
 	for _, in := range tl.Instants {
 		if in.Action != spec.ActionRollback || in.IsCompleted() {
@@ -119,7 +95,7 @@ func resumeRollbacks(ctx context.Context, st storage.Storage, tl *timeline.Timel
 			return done, err
 		}
 		mergeRollbackPlan(st, w, p)
-		if _, err := runRollback(ctx, st, tl, in.Time, target, spec.Action(p.InstantToRollback.Action), w, o, false, true); err != nil {
+		if _, err := ct.runRollback(ctx, tl, in.Time, target, spec.Action(p.InstantToRollback.Action), w, false, true); err != nil {
 			return done, err
 		}
 		done = append(done, target)
@@ -171,22 +147,8 @@ func mergeRollbackPlan(st storage.Storage, w *written, p *commitmeta.RollbackPla
 
 // FinishPendingRollbacks finishes rollbacks that were interrupted (a rollback plan
 // without a completed rollback) and returns their target instants.
-func FinishPendingRollbacks(ctx context.Context, st storage.Storage, tl *timeline.Timeline, o RollbackOptions) ([]spec.InstantTime, error) {
-	o = o.withDefaults()
-	return resumeRollbacks(ctx, st, tl, o)
-}
-
-func (o RollbackOptions) withDefaults() RollbackOptions {
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	return o
+func (ct *Timeline) FinishPendingRollbacks(ctx context.Context, tl *timeline.Timeline) ([]spec.InstantTime, error) {
+	return ct.resumeRollbacks(ctx, tl)
 }
 
 func isWriteAction(in timeline.Instant) bool {
@@ -441,13 +403,13 @@ const rollbackToken spec.WriteToken = "1-0-1"
 // executeRollback rolls back target with rollback instant rb: plan, inflight, delete the
 // target's files, rollback metadata, then the target's timeline files. Every step can be
 // repeated, so a rollback killed half way is finished by the next writer.
-func executeRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb, target spec.InstantTime,
-	action spec.Action, o RollbackOptions, writePlan bool) error {
-	w, err := filesWrittenBy(ctx, st, target)
+func (ct *Timeline) executeRollback(ctx context.Context, tl *timeline.Timeline, rb, target spec.InstantTime,
+	action spec.Action, writePlan bool) error {
+	w, err := filesWrittenBy(ctx, ct.st, target)
 	if err != nil {
 		return err
 	}
-	_, err = runRollback(ctx, st, tl, rb, target, action, w, o, writePlan, true)
+	_, err = ct.runRollback(ctx, tl, rb, target, action, w, writePlan, true)
 	return err
 }
 
@@ -470,9 +432,10 @@ func logURI(st storage.Storage, partition, name string) string {
 // sees a committed instant whose files are going), appends command blocks, deletes files,
 // publishes the completed rollback (when publish; a restore records the metadata in its
 // own instant instead) and finally removes the target's timeline files.
-func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline, rb, target spec.InstantTime,
-	action spec.Action, w *written, o RollbackOptions, writePlan, publish bool) (*commitmeta.RollbackMetadata, error) {
-	start := o.Now()
+func (ct *Timeline) runRollback(ctx context.Context, tl *timeline.Timeline, rb, target spec.InstantTime,
+	action spec.Action, w *written, writePlan, publish bool) (*commitmeta.RollbackMetadata, error) {
+	st := ct.st
+	start := ct.now()
 	files := w.deletes
 	abs := func(partition, name string) string { return absPath(st, partition, name) }
 	uri := func(partition, name string) string { return logURI(st, partition, name) }
@@ -496,7 +459,7 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 			"RollbackRequests":  requests,
 			"version":           int32(1),
 		}
-		body, err := encodeContainer(rollbackPlanSchema, plan)
+		body, err := encodeContainer(avroschema.RollbackPlan.JSON(), plan)
 		if err != nil {
 			return nil, fmt.Errorf("encode rollback plan for %s: %w", target, err)
 		}
@@ -504,8 +467,7 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 			state spec.State
 			body  []byte
 		}{{spec.StateRequested, body}, {spec.StateInflight, nil}} {
-			name := spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: f.state}.FileName(tl.Layout)
-			if err := writeFile(ctx, st, storage.Join(tl.Dir, name), f.body); err != nil && !errors.Is(err, storage.ErrExist) {
+			if err := ct.putOnce(ctx, tl, rb, spec.ActionRollback, f.state, f.body); err != nil {
 				return nil, fmt.Errorf("rollback %s of %s: %w", rb, target, err)
 			}
 		}
@@ -513,9 +475,9 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 	// The plan is durable: from here on a crash leaves a pending rollback that the next
 	// writer finishes, so the target may stop being committed.
 	for _, in := range tl.At(target) {
-		if p, ok := in.File(spec.StateCompleted); ok && in.Action.IsDataAction() {
-			if err := st.Delete(ctx, p); err != nil && !errors.Is(err, storage.ErrNotExist) {
-				return nil, fmt.Errorf("unpublish %s before rolling it back: %w", p, err)
+		if in.Action.IsDataAction() {
+			if err := ct.remove(ctx, in, spec.StateCompleted); err != nil {
+				return nil, fmt.Errorf("unpublish %s before rolling it back: %w", target, err)
 			}
 		}
 	}
@@ -561,14 +523,13 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 		}
 		meta.PartitionMetadata[partition] = pm
 	}
-	meta.TimeTakenInMillis = o.Now().Sub(start).Milliseconds()
+	meta.TimeTakenInMillis = ct.now().Sub(start).Milliseconds()
 	if publish {
-		body, err := encodeContainer(rollbackMetadataSchema, rollbackMetadataValue(meta))
+		body, err := encodeContainer(avroschema.RollbackMetadata.JSON(), rollbackMetadataValue(meta))
 		if err != nil {
 			return nil, fmt.Errorf("encode rollback metadata for %s: %w", target, err)
 		}
-		name := spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted}.FileName(tl.Layout)
-		if err := writeFile(ctx, st, storage.Join(tl.Dir, name), body); err != nil && !errors.Is(err, storage.ErrExist) {
+		if err := ct.putOnce(ctx, tl, rb, spec.ActionRollback, spec.StateCompleted, body); err != nil {
 			return nil, fmt.Errorf("complete rollback %s of %s: %w", rb, target, err)
 		}
 	}
@@ -578,12 +539,8 @@ func runRollback(ctx context.Context, st storage.Storage, tl *timeline.Timeline,
 		if in.Action == spec.ActionRollback || in.Action == spec.ActionSavepoint || in.Action == spec.ActionRestore || in.Action == spec.ActionClean {
 			continue // another action that happens to share the time is not the target
 		}
-		for s := spec.StateCompleted; s >= spec.StateRequested; s-- {
-			if p, ok := in.File(s); ok {
-				if err := st.Delete(ctx, p); err != nil && !errors.Is(err, storage.ErrNotExist) {
-					return nil, fmt.Errorf("remove rolled-back instant file %s: %w", p, err)
-				}
-			}
+		if err := ct.remove(ctx, in, newestFirst...); err != nil {
+			return nil, fmt.Errorf("remove rolled-back instant %s: %w", target, err)
 		}
 	}
 	_ = storage.DeleteTree(ctx, st, storage.Join(TempDir, string(target)))

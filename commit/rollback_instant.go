@@ -43,21 +43,20 @@ func (r *InstantRollback) CommandBlockLogs() int {
 // log file whose base instant is the instant (a slice the instant opened), plus, for a
 // deltacommit, a rollback command block on each older slice whose log it appended to
 // (from its write stats when completed, from its APPEND markers when pending).
-func RollbackInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, o RollbackOptions) (*InstantRollback, error) {
-	return rollbackInstant(ctx, st, tl, in, o, true)
+func (ct *Timeline) RollbackInstant(ctx context.Context, tl *timeline.Timeline, in timeline.Instant) (*InstantRollback, error) {
+	return ct.rollbackInstant(ctx, tl, in, true)
 }
 
-func rollbackInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, o RollbackOptions, publish bool) (*InstantRollback, error) {
-	o = o.withDefaults()
+func (ct *Timeline) rollbackInstant(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, publish bool) (*InstantRollback, error) {
 	if !in.Action.IsDataAction() {
 		return nil, fmt.Errorf("instant %s is a %s: only commit, deltacommit, replacecommit and compaction instants can be rolled back", in.Time, in.Action)
 	}
-	w, err := filesOfInstant(ctx, st, tl, in)
+	w, err := filesOfInstant(ctx, ct.st, tl, in)
 	if err != nil {
 		return nil, err
 	}
-	rb := NewInstantTime(tl, o.Now(), o.Location)
-	meta, err := runRollback(ctx, st, tl, rb, in.Time, in.Action, w, o, true, publish)
+	rb := ct.NewInstantTime(tl)
+	meta, err := ct.runRollback(ctx, tl, rb, in.Time, in.Action, w, true, publish)
 	if err != nil {
 		return nil, err
 	}

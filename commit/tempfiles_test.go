@@ -59,8 +59,7 @@ func TestStaleTempFilesRemoved(t *testing.T) {
 			}
 		}()
 	}
-	o := RollbackOptions{Now: func() time.Time { return now }, Location: time.UTC, Heartbeat: hb}
-	if _, err := RollbackFailedWrites(ctx, local.New(dir), load(t, dir), o); err != nil {
+	if _, err := handle(local.New(dir), func() time.Time { return now }, hb).RollbackFailedWrites(ctx, load(t, dir)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -142,7 +141,7 @@ func TestDeadWriterLeftoversRemoved(t *testing.T) {
 		"20250101000000006.commit.requested", "20250101000000006.inflight"} {
 		os.WriteFile(filepath.Join(dir, ".hoodie", n), nil, 0o644)
 	}
-	RemoveLeftovers(ctx, local.New(dir), load(t, dir), now, hb)
+	handle(local.New(dir), func() time.Time { return now }, hb).RemoveLeftovers(ctx, load(t, dir))
 }
 
 // TestDeadPartitionTempFile: a base file's temp file is dead once its instant's writer is

@@ -15,19 +15,19 @@ import (
 // write may still commit: its instant is still pending (a cleaner did not roll it back)
 // and its heartbeat did not expire (Java's HeartbeatUtils.abortIfHeartbeatExpired: a
 // writer that stalled beyond the expiry may have been taken for dead).
-func (t *Txn) CheckAlive(ctx context.Context, tl *timeline.Timeline, now time.Time, hb HeartbeatOptions) error {
+func (t *Txn) CheckAlive(ctx context.Context, tl *timeline.Timeline) error {
 	in, ok := tl.Get(t.Instant, t.Action)
 	if !ok || in.IsCompleted() {
 		return fmt.Errorf("instant %s %s is no longer pending on the timeline (it was rolled back as a failed write): the write cannot commit", t.Instant, t.Action)
 	}
-	fi, err := t.st.Stat(ctx, HeartbeatPath(t.Instant))
+	fi, err := t.ct.st.Stat(ctx, HeartbeatPath(t.Instant))
 	if errors.Is(err, storage.ErrNotExist) {
 		return fmt.Errorf("heartbeat of instant %s is gone (%s): the write was taken for dead and cannot commit", t.Instant, HeartbeatPath(t.Instant))
 	}
 	if err != nil {
 		return fmt.Errorf("heartbeat of instant %s: %w", t.Instant, err)
 	}
-	if age := now.Sub(fi.ModTime); age > hb.Expiry() {
+	if hb, age := t.ct.hb, t.ct.now().Sub(fi.ModTime); age > hb.Expiry() {
 		return fmt.Errorf("heartbeat of instant %s expired: last beat %s ago, more than %s (hoodie.client.heartbeat.interval_in_ms x tolerable.misses); the write cannot commit",
 			t.Instant, age.Round(time.Millisecond), hb.Expiry())
 	}
@@ -37,12 +37,11 @@ func (t *Txn) CheckAlive(ctx context.Context, tl *timeline.Timeline, now time.Ti
 // Abort rolls back the write's own instant now (it lost a conflict, or may not commit),
 // under a new rollback instant allocated on tl, which the caller read under the table
 // lock. It returns the rollback instant.
-func (t *Txn) Abort(ctx context.Context, tl *timeline.Timeline, o RollbackOptions) (spec.InstantTime, error) {
-	o = o.withDefaults()
+func (t *Txn) Abort(ctx context.Context, tl *timeline.Timeline) (spec.InstantTime, error) {
 	t.heartbeat.Stop()
 	t.done = true
-	rb := NewInstantTime(tl, o.Now(), o.Location)
-	if err := executeRollback(ctx, t.st, tl, rb, t.Instant, t.Action.CompletedAction(), o, true); err != nil {
+	rb := t.ct.NewInstantTime(tl)
+	if err := t.ct.executeRollback(ctx, tl, rb, t.Instant, t.Action.CompletedAction(), true); err != nil {
 		return "", fmt.Errorf("roll back instant %s: %w", t.Instant, err)
 	}
 	return rb, nil

@@ -502,7 +502,18 @@ var (
 	HeartbeatTolerableMisses = key("hoodie.client.heartbeat.tolerable.misses", Int, Lock, "2",
 		"Missed heartbeats before a writer counts as dead.")
 	EarlyConflictDetectionEnable = key("hoodie.write.concurrency.early.conflict.detection.enable", Bool, Lock, "false",
-		"Detect conflicts from markers before commit (0.13.0).")
+		"Under optimistic concurrency control, check before writing each data file whether a running earlier write "+
+			"has a marker for its file group, and fail at once if so (0.13.0).")
+	EarlyConflictDetectionStrategy = noDefault("hoodie.write.concurrency.early.conflict.detection.strategy", String, Lock,
+		"Early conflict detection strategy class; Java infers it from hoodie.write.markers.type. hudi-go writes direct "+
+			"markers: org.apache.hudi.table.marker.SimpleDirectMarkerBasedDetectionStrategy (also when unset); the "+
+			"timeline-server-based strategies are refused (0.13.0).")
+	EarlyConflictCheckCommitConflict = key("hoodie.write.concurrency.early.conflict.check.commit.conflict", Bool, Lock, "false",
+		"Early conflict detection also fails a write whose file group a commit completed since the write started (0.13.0).")
+	AsyncConflictDetectorInitialDelayMs = key("hoodie.write.concurrency.async.conflict.detector.initial_delay_ms", Long, Lock, "0",
+		"Delay before the first check of AsyncTimelineServerBasedDetectionStrategy (timeline-server markers; refused by hudi-go) (0.13.0).")
+	AsyncConflictDetectorPeriodMs = key("hoodie.write.concurrency.async.conflict.detector.period_ms", Long, Lock, "30000",
+		"Period of AsyncTimelineServerBasedDetectionStrategy's checks (timeline-server markers; refused by hudi-go) (0.13.0).")
 	ZookeeperLockURL = noDefault("hoodie.write.lock.zookeeper.url", String, Lock,
 		"ZooKeeper servers (comma-separated host[:port]) of ZookeeperBasedLockProvider.")
 	ZookeeperLockPort = noDefault("hoodie.write.lock.zookeeper.port", Int, Lock,
@@ -687,7 +698,9 @@ func registered() []Key {
 		WriteConcurrencyMode, LockProviderClass, WriteConflictResolutionStrategy, LockAcquireNumRetries,
 		LockAcquireRetryWaitMs, LockAcquireRetryMaxWaitMs, LockAcquireWaitTimeoutMs, LockAcquireClientNumRetries,
 		LockAcquireClientRetryWaitMs, FilesystemLockPath, FilesystemLockExpire, HeartbeatIntervalMs,
-		HeartbeatTolerableMisses, EarlyConflictDetectionEnable, NumRetriesOnConflictFailures,
+		HeartbeatTolerableMisses, EarlyConflictDetectionEnable, EarlyConflictDetectionStrategy,
+		EarlyConflictCheckCommitConflict, AsyncConflictDetectorInitialDelayMs, AsyncConflictDetectorPeriodMs,
+		NumRetriesOnConflictFailures,
 		ZookeeperLockURL, ZookeeperLockPort, ZookeeperLockKey, ZookeeperLockBasePath, ZookeeperLockSessionTimeoutMs,
 		ZookeeperLockConnectionTimeoutMs, HiveMetastoreLockDatabase, HiveMetastoreLockTable,
 		// §12, §13

@@ -246,6 +246,10 @@ type avroDecoder struct {
 	writer   *avro.Schema
 	appender *schema.RecordAppender
 	direct   *schema.RecordDecoder // nil: the schema needs the generic path
+	// target is the schema records decode into: the read schema, or with resolve the
+	// file's columns, which resolve then turns into the read schema.
+	target  *arrow.Schema
+	resolve *schema.FileResolver
 }
 
 // newAvroDecoder compiles the decoders of one writer schema into the read schema. The
@@ -267,7 +271,7 @@ func newAvroDecoder(writerSchema string, read *arrow.Schema) (*avroDecoder, erro
 	if err != nil {
 		return nil, err
 	}
-	return &avroDecoder{writer: w, appender: app, direct: direct}, nil
+	return &avroDecoder{writer: w, appender: app, direct: direct, target: read}, nil
 }
 
 // appendRecord decodes one binary record as a row of rb.
@@ -300,13 +304,23 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 		if writerSchema == "" {
 			return errors.New("avro data block has no SCHEMA header")
 		}
-		dec, ok := decoders[writerSchema]
+		res, err := r.resolverFor(pb.instant)
+		if err != nil {
+			return err
+		}
+		key := writerSchema
+		target := r.read
+		if res != nil {
+			target = res.FileSchema()
+			key = fmt.Sprintf("%s\x00%p", writerSchema, res)
+		}
+		dec, ok := decoders[key]
 		if !ok {
-			var err error
-			if dec, err = newAvroDecoder(writerSchema, r.read); err != nil {
+			if dec, err = newAvroDecoder(writerSchema, target); err != nil {
 				return err
 			}
-			decoders[writerSchema] = dec
+			dec.resolve = res
+			decoders[key] = dec
 		}
 		recs, err := logfile.DecodeAvroDataBlock(b.Content)
 		if err != nil {
@@ -326,8 +340,12 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 			}
 		}
 		defer pf.Close()
+		res, err := r.resolverFor(pb.instant)
+		if err != nil {
+			return err
+		}
 		return pf.ReadBatches(ctx, nil, nil, func(batch arrow.Record) error {
-			rec, err := r.conform(batch, pb.file)
+			rec, err := r.conform(batch, pb.file, res)
 			if err != nil {
 				return err
 			}
@@ -438,7 +456,7 @@ const minParallelChunkRows = 1024
 
 // decodeAvroChunk decodes records c of a block into one batch of the read schema.
 func (r *sliceReader) decodeAvroChunk(recs [][]byte, c avroChunk, dec *avroDecoder) (arrow.Record, error) {
-	rb := array.NewRecordBuilder(r.mem, r.read)
+	rb := array.NewRecordBuilder(r.mem, dec.target)
 	defer rb.Release()
 	rb.Reserve(c.to - c.from)
 	for i := c.from; i < c.to; i++ {
@@ -447,6 +465,14 @@ func (r *sliceReader) decodeAvroChunk(recs [][]byte, c avroChunk, dec *avroDecod
 		}
 	}
 	rec := rb.NewRecord()
+	if dec.resolve != nil {
+		resolved, err := dec.resolve.Resolve(r.mem, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = resolved
+	}
 	if len(r.opts.PartitionValues) > 0 {
 		filled, err := fillPartitionValues(r.mem, rec, r.opts.PartitionValues)
 		rec.Release()

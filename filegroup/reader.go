@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,6 +19,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -45,7 +47,7 @@ type Options struct {
 	// SelectRowGroups, when set, picks the row groups of a base file worth reading (filter
 	// pruning by column statistics). It is used only when no log records are merged, since
 	// a log record can make a pruned base record match.
-	SelectRowGroups func(*parquet.File) []int
+	SelectRowGroups RowGroupSelector
 	BatchSize       int
 	// MaxLogMemory bounds the bytes of decoded log records held in memory
 	// (hoodie.memory.merge.max.size / hoodie.memory.compaction.max.size); beyond it they
@@ -60,6 +62,9 @@ type Options struct {
 	// beyond MaxLogMemory, so fewer are decoded ahead when BasePrefetch of them would be
 	// more than a sixteenth of it (never fewer than one).
 	BasePrefetch int
+	// Evolution, when set, reads every file by InternalSchema column ids (schema evolution
+	// on read): see Evolution.
+	Evolution *Evolution
 	// LogStats, when set, receives the counts of the slice's log blocks, taken while the
 	// logs are scanned (a compaction's write stat needs them; a second pass over the logs
 	// would read and split every block again).
@@ -70,6 +75,22 @@ type Options struct {
 	// inserts) are emitted. A compaction logging its changes (CDC) needs both.
 	OnBaseDropped func(key string, rec arrow.Record, row int) error
 	OnBaseDone    func() error
+}
+
+// RowGroupSelector picks the row groups of a base file worth reading. fileColumn, when
+// not nil, gives the file's name of a column of the read schema, false when the file's
+// statistics do not describe it (schema evolution on read: the column was added, re-added
+// or re-typed since the file was written); nil means the names are the same.
+type RowGroupSelector func(pf *parquet.File, fileColumn func(string) (string, bool)) []int
+
+// Evolution resolves the columns of each file by id (schema evolution on read): Query is
+// the InternalSchema Schema was derived from, and FileSchema returns the InternalSchema
+// the data of an instant (a base file's, or a log block's INSTANT_TIME) was written
+// with, nil when it is unknown (the file is then read by column name), as Java's
+// InternalSchemaCache.searchSchemaAndCache finds it.
+type Evolution struct {
+	Query      *internalschema.Schema
+	FileSchema func(spec.InstantTime) (*internalschema.Schema, error)
 }
 
 // LogStats counts the log blocks of a slice read: every block (corrupt, command and
@@ -225,6 +246,9 @@ type sliceReader struct {
 	orderingAliases bool
 
 	logs logRecords
+
+	resolversMu sync.Mutex
+	resolvers   map[int64]*schema.FileResolver // by file schema version (Options.Evolution)
 }
 
 func newSliceReader(st storage.Storage, slice fsview.FileSlice, opts Options) (*sliceReader, error) {
@@ -334,8 +358,16 @@ func (r *sliceReader) readBase(ctx context.Context, merging bool, fn func(arrow.
 		}
 	}
 	defer pf.Close()
-	names := make([]string, r.read.NumFields())
-	for i, fld := range r.read.Fields() {
+	res, err := r.resolverFor(base.Name.Instant)
+	if err != nil {
+		return fmt.Errorf("%s: %w", base.Path, err)
+	}
+	fileRead := r.read
+	if res != nil {
+		fileRead = res.FileSchema()
+	}
+	names := make([]string, fileRead.NumFields())
+	for i, fld := range fileRead.Fields() {
 		names[i] = fld.Name
 	}
 	leaves, _ := pf.LeafColumns(names)
@@ -346,12 +378,16 @@ func (r *sliceReader) readBase(ctx context.Context, merging bool, fn func(arrow.
 	}
 	var rowGroups []int
 	if !merging && r.opts.SelectRowGroups != nil { // see Options.SelectRowGroups
-		if rowGroups = r.opts.SelectRowGroups(pf); len(rowGroups) == 0 {
+		var fileColumn func(string) (string, bool)
+		if res != nil {
+			fileColumn = res.StatsColumn
+		}
+		if rowGroups = r.opts.SelectRowGroups(pf, fileColumn); len(rowGroups) == 0 {
 			return nil // no row group can match the filter
 		}
 	}
 	return pf.ReadBatches(ctx, leaves, rowGroups, func(batch arrow.Record) error {
-		rec, err := r.conform(batch, base.Path)
+		rec, err := r.conform(batch, base.Path, res)
 		if err != nil {
 			return err
 		}
@@ -360,9 +396,21 @@ func (r *sliceReader) readBase(ctx context.Context, merging bool, fn func(arrow.
 	})
 }
 
-// conform projects a batch onto the read schema and fills partition values.
-func (r *sliceReader) conform(rec arrow.Record, file string) (arrow.Record, error) {
-	out, err := schema.ConformRecord(r.mem, rec, r.read)
+// conform projects a batch onto the read schema and fills partition values; res, when
+// set, resolves the file's columns by id (schema evolution on read).
+func (r *sliceReader) conform(rec arrow.Record, file string, res *schema.FileResolver) (arrow.Record, error) {
+	var out arrow.Record
+	var err error
+	if res != nil {
+		fr, ferr := schema.ConformRecord(r.mem, rec, res.FileSchema())
+		if ferr != nil {
+			return nil, fmt.Errorf("%s: %w", file, ferr)
+		}
+		out, err = res.Resolve(r.mem, fr)
+		fr.Release()
+	} else {
+		out, err = schema.ConformRecord(r.mem, rec, r.read)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -375,6 +423,33 @@ func (r *sliceReader) conform(rec arrow.Record, file string) (arrow.Record, erro
 		out = filled
 	}
 	return out, nil
+}
+
+// resolverFor returns the resolver of the data an instant wrote, nil when the slice is
+// read by column name (no Options.Evolution, or no InternalSchema known for the instant).
+func (r *sliceReader) resolverFor(instant spec.InstantTime) (*schema.FileResolver, error) {
+	ev := r.opts.Evolution
+	if ev == nil || ev.Query == nil {
+		return nil, nil
+	}
+	fs, err := ev.FileSchema(instant)
+	if err != nil || fs == nil {
+		return nil, err
+	}
+	r.resolversMu.Lock()
+	defer r.resolversMu.Unlock()
+	if res, ok := r.resolvers[fs.VersionID]; ok {
+		return res, nil
+	}
+	res, err := schema.NewFileResolver(fs, ev.Query, r.read)
+	if err != nil {
+		return nil, fmt.Errorf("instant %s: %w", instant, err)
+	}
+	if r.resolvers == nil {
+		r.resolvers = map[int64]*schema.FileResolver{}
+	}
+	r.resolvers[fs.VersionID] = res
+	return res, nil
 }
 
 // emitProjected emits rec's output columns.

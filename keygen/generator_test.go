@@ -160,7 +160,7 @@ func TestKindsAndInference(t *testing.T) {
 		{KeyGenerator: "TIMESTAMP", RecordKeyFields: []string{"a"}, PartitionFields: []string{"p"}},
 		{KeyGenerator: "CUSTOM", RecordKeyFields: []string{"a"}, PartitionFields: []string{"p"}},
 		{KeyGenerator: "CUSTOM", RecordKeyFields: []string{"a"}, PartitionFields: []string{"p:RANGE"}},
-		{RecordKeyFields: nil, PartitionFields: []string{"p"}},
+		{KeyGenerator: "SIMPLE", PartitionFields: []string{"p", "q"}},
 	} {
 		if _, err := New(o, s); err == nil {
 			t.Errorf("New(%+v) accepted", o)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
@@ -40,8 +41,10 @@ type KeyPruning struct {
 	// the footer's min/max record keys and PrunedByBloom were ruled out by the bloom
 	// filter. Kept = Checked - PrunedByRange - PrunedByBloom were read.
 	Checked, PrunedByRange, PrunedByBloom int
-	// WithLogs are slices read without key pruning because log files are merged in.
-	WithLogs int
+	// WithLogs are slices read without key pruning because log files are merged in; of
+	// those, LogsOnly were read from their log files alone because the base file's footer
+	// ruled out every pinned key.
+	WithLogs, LogsOnly int
 	// In kept files with several row groups left after statistics pruning, RowGroupsProbed
 	// had their _hoodie_record_key column read first; RowGroupsPruned of those held no
 	// pinned key, so their other columns were not read.
@@ -50,7 +53,7 @@ type KeyPruning struct {
 
 // keyPruneCounters accumulates KeyPruning across workers.
 type keyPruneCounters struct {
-	checked, byRange, byBloom, withLogs, rgProbed, rgPruned atomic.Int64
+	checked, byRange, byBloom, withLogs, rgProbed, rgPruned, baseSkipped atomic.Int64
 }
 
 // KeyPruning returns the key pruning counts of the runs so far.
@@ -58,9 +61,9 @@ func (s *Scan) KeyPruning() KeyPruning {
 	if !s.keyPinned {
 		return KeyPruning{}
 	}
-	c := &s.keyCounters
+	c := s.keyCounters
 	return KeyPruning{Pinned: true, Keys: len(s.pinnedKeys), Checked: int(c.checked.Load()),
-		PrunedByRange: int(c.byRange.Load()), PrunedByBloom: int(c.byBloom.Load()), WithLogs: int(c.withLogs.Load()),
+		PrunedByRange: int(c.byRange.Load()), PrunedByBloom: int(c.byBloom.Load()), WithLogs: int(c.withLogs.Load()), LogsOnly: int(c.baseSkipped.Load()),
 		RowGroupsProbed: int(c.rgProbed.Load()), RowGroupsPruned: int(c.rgPruned.Load())}
 }
 
@@ -377,42 +380,75 @@ func (s *Scan) skipByKey(ctx context.Context, sl fsview.FileSlice) bool {
 		s.keyCounters.byRange.Add(1)
 		return true
 	}
-	f, err := s.t.Storage.Open(ctx, sl.Base.Path)
+	excluded, byRange, checked := s.footerExcludesPinned(ctx, sl.Base.Path)
+	if checked {
+		s.keyCounters.checked.Add(1)
+	}
+	switch {
+	case excluded && byRange:
+		s.keyCounters.byRange.Add(1)
+	case excluded:
+		s.keyCounters.byBloom.Add(1)
+	}
+	return excluded
+}
+
+// footerExcludesPinned reports whether a base file's footer — its key range, then its
+// bloom filter — rules out every pinned key, whether the range did, and whether the footer
+// was read at all. Any failure to read it keeps the file.
+func (s *Scan) footerExcludesPinned(ctx context.Context, path string) (excluded, byRange, checked bool) {
+	f, err := s.t.Storage.Open(ctx, path)
 	if err != nil {
-		return false
+		return false, false, false
 	}
 	defer f.Close()
 	fk, err := parquet.ReadFooterKeys(f, f.Size())
 	if err != nil {
-		return false
+		return false, false, false
 	}
-	s.keyCounters.checked.Add(1)
 	keys := s.pinnedKeys
 	if fk.HasRange && s.pinnedValidUTF8 {
 		keys = inJavaRange(keys, fk.MinKey, fk.MaxKey)
 		if len(keys) == 0 {
-			s.keyCounters.byRange.Add(1)
-			return true
+			return true, true, true
 		}
 	}
 	if !fk.HasBloom {
-		return false
+		return false, false, true
 	}
 	text, err := fk.BloomFilterText(f)
 	if err != nil {
-		return false
+		return false, false, true
 	}
 	filter, err := bloom.NewProbe(text, fk.BloomType)
 	if err != nil {
-		return false // an unreadable filter prunes nothing
+		return false, false, true // an unreadable filter prunes nothing
 	}
 	for _, k := range keys {
 		if filter.MightContain(k) {
-			return false
+			return false, false, true
 		}
 	}
-	s.keyCounters.byBloom.Add(1)
-	return true
+	return true, false, true
+}
+
+// logsOnly reports whether a merged slice can be read from its log files alone: when the
+// base file's footer rules out every pinned key, every row with a pinned key the slice can
+// return comes from its logs (a log record of a key the base lacks is read as an insert,
+// as the merge would), and the filter drops the base file's rows anyway. The base file is
+// then not decoded.
+func (s *Scan) logsOnly(ctx context.Context, sl fsview.FileSlice) bool {
+	if !s.keyPinned || s.opts.ReadOptimized || sl.Base == nil || len(sl.Logs) == 0 {
+		return false
+	}
+	if len(s.pinnedKeys) == 0 {
+		return true
+	}
+	excluded, _, _ := s.footerExcludesPinned(ctx, sl.Base.Path)
+	if excluded {
+		s.keyCounters.baseSkipped.Add(1)
+	}
+	return excluded
 }
 
 // inJavaRange returns the keys (sorted in Java String order) within [lo, hi], compared as
@@ -444,9 +480,9 @@ var errKeyFound = errors.New("pinned key found")
 // are left, it reads only their _hoodie_record_key column and keeps the row groups that
 // hold a pinned key, so the other columns of the rest are never read. One row group is
 // read as it is (probing it would read its key column twice).
-func (s *Scan) keyRowGroups(ctx context.Context, sel func(*parquet.File) []int) func(*parquet.File) []int {
-	return func(pf *parquet.File) []int {
-		groups := sel(pf)
+func (s *Scan) keyRowGroups(ctx context.Context, sel filegroup.RowGroupSelector) filegroup.RowGroupSelector {
+	return func(pf *parquet.File, fileColumn func(string) (string, bool)) []int {
+		groups := sel(pf, fileColumn)
 		if len(groups) < 2 {
 			return groups
 		}

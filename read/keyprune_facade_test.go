@@ -334,6 +334,11 @@ func TestKeyLookupMORLogs(t *testing.T) {
 		if !kp.Pinned || (!tc.ro && kp.WithLogs == 0) || (tc.ro && kp.WithLogs != 0) {
 			t.Errorf("%s (read-optimized %v): pruning %+v", tc.filter, tc.ro, kp)
 		}
+		// A merged slice whose base file's footer rules out the keys is read from its
+		// logs alone: for k99 every one of them.
+		if tc.filter == "uuid = 'k99'" && kp.LogsOnly != kp.WithLogs {
+			t.Errorf("%s: %d of %d slices with logs read from their logs alone, want all", tc.filter, kp.LogsOnly, kp.WithLogs)
+		}
 	}
 
 	// Replace the base file under k05's log with one holding only k00..k04 (written by a
@@ -379,8 +384,8 @@ func TestKeyLookupMORLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, kp := keyLookup(t, dir, "uuid = 'k05'", false, "uuid", "fare")
-	if !slices.Equal(got, []string{"k05/5.5"}) || kp.WithLogs == 0 {
-		t.Errorf("k05 only in a log: rows %q, pruning %+v", got, kp)
+	if !slices.Equal(got, []string{"k05/5.5"}) || kp.WithLogs == 0 || kp.LogsOnly == 0 {
+		t.Errorf("k05 only in a log: rows %q, pruning %+v (its slice is read from the log alone)", got, kp)
 	}
 	// Read-optimized reads base files only: the replaced base file has no k05.
 	got, kp = keyLookup(t, dir, "uuid = 'k05'", true, "uuid", "fare")

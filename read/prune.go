@@ -7,15 +7,18 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 
 	"github.com/hudi-go/hudi/expr"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/schema"
 )
 
 // rowGroupSelector returns, for a base file, the row groups whose column statistics may
-// match the filter. Columns are looked up by name in the file; a column without
-// statistics (or of a type we do not map) never prunes.
-func rowGroupSelector(filter expr.Expr, tableSchema *arrow.Schema) func(pf *parquet.File) []int {
-	return func(pf *parquet.File) []int {
+// match the filter. Columns are looked up by name in the file — through fileColumn, when
+// given, which names a table column in the file (schema evolution on read: by column id)
+// and refuses columns whose statistics do not describe it; a column without statistics
+// (or of a type we do not map) never prunes.
+func rowGroupSelector(filter expr.Expr, tableSchema *arrow.Schema) filegroup.RowGroupSelector {
+	return func(pf *parquet.File, fileColumn func(string) (string, bool)) []int {
 		var keep []int
 		for rg := 0; rg < pf.NumRowGroups(); rg++ {
 			ok := expr.MayMatch(filter, func(col string) (expr.ColumnStats, bool) {
@@ -26,7 +29,14 @@ func rowGroupSelector(filter expr.Expr, tableSchema *arrow.Schema) func(pf *parq
 				if i < 0 {
 					return expr.ColumnStats{}, false
 				}
-				leaf := pf.LeafIndex(tableSchema.Field(i).Name)
+				name := tableSchema.Field(i).Name
+				if fileColumn != nil {
+					var ok bool
+					if name, ok = fileColumn(name); !ok {
+						return expr.ColumnStats{}, false
+					}
+				}
+				leaf := pf.LeafIndex(name)
 				if leaf < 0 {
 					return expr.ColumnStats{}, false
 				}

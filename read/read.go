@@ -25,6 +25,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
@@ -75,7 +76,7 @@ type Scan struct {
 	pinnedKeys      []string // Java String order
 	pinnedSet       map[string]struct{}
 	pinnedValidUTF8 bool
-	keyCounters     keyPruneCounters
+	keyCounters     *keyPruneCounters
 
 	cdc *cdcScan // a CDC query (cdc.go)
 }
@@ -122,7 +123,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if opts.Parallelism <= 0 {
 		opts.Parallelism = runtime.GOMAXPROCS(0)
 	}
-	s := &Scan{t: t, opts: opts}
+	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
 		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
 	}
@@ -180,7 +181,11 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		}
 	}
 
-	full, err := resolveSchema(ctx, t, asOf)
+	query, err := t.InternalSchemaAt(ctx, asOf)
+	if err != nil {
+		return nil, err
+	}
+	full, err := resolveSchema(ctx, t, asOf, query)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +265,13 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		Mem:                 opts.Mem,
 		Logger:              opts.Logger,
 	}
+	if query != nil {
+		// Schema evolution on read: every file is read by column id, under the
+		// InternalSchema it was written with (Java: InternalSchemaCache).
+		s.fgOpts.Evolution = &filegroup.Evolution{Query: query, FileSchema: func(in spec.InstantTime) (*internalschema.Schema, error) {
+			return t.FileInternalSchema(ctx, in)
+		}}
+	}
 	if !t.Config.PopulateMetaFields() {
 		// Keys are rebuilt from the key fields exactly as Java's key generator wrote them.
 		gen, err := t.Config.KeyGen(full, opts.KeyGenSettings)
@@ -322,8 +334,16 @@ func fieldNames(s *arrow.Schema) []string {
 // resolveSchema returns the table schema with meta fields as of an instant. For time
 // travel this is the schema of the latest commit at or before the instant, as Java's
 // Spark relation does (TableSchemaResolver.getTableAvroSchema(timestamp) when a query
-// instant is given).
-func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime) (*arrow.Schema, error) {
+// instant is given). With schema evolution on read it is the InternalSchema of that
+// instant (query), as Java's relation reads with the internal schema of the query instant.
+func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime, query *internalschema.Schema) (*arrow.Schema, error) {
+	if query != nil {
+		sc, err := schema.ArrowFromInternal(query)
+		if err != nil {
+			return nil, fmt.Errorf("table %s schema (version %d): %w", t.Config.Name(), query.VersionID, err)
+		}
+		return schema.WithMetaFields(sc), nil
+	}
 	avroSchema, err := t.SchemaAt(ctx, asOf)
 	if err != nil {
 		return nil, err
@@ -484,6 +504,9 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
 	if s.skipByKey(ctx, sl) {
 		return nil
+	}
+	if s.logsOnly(ctx, sl) {
+		sl.Base = nil
 	}
 	opts := s.fgOpts
 	if s.keyPinned && opts.SelectRowGroups != nil {

@@ -133,7 +133,7 @@ func TestFilterAndRowGroupPruning(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pf.Close()
-	full, err := resolveSchema(context.Background(), tb, "")
+	full, err := resolveSchema(context.Background(), tb, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFilterAndRowGroupPruning(t *testing.T) {
 		{"ts < 0", 0},
 		{"rider is null", 0},
 	} {
-		if got := len(rowGroupSelector(parse(tc.filter), full)(pf)); got != tc.groups {
+		if got := len(rowGroupSelector(parse(tc.filter), full)(pf, nil)); got != tc.groups {
 			t.Errorf("filter %q keeps %d row groups, want %d", tc.filter, got, tc.groups)
 		}
 	}

@@ -28,7 +28,9 @@ type avroType struct {
 type avroField struct {
 	name string
 	doc  string
-	typ  *avroType
+	// hasDoc: the field has a "doc" (possibly ""), which InternalSchema conversion keeps.
+	hasDoc bool
+	typ    *avroType
 }
 
 // nonNull splits a type into the value type and whether null is allowed: a union of null and
@@ -210,8 +212,8 @@ func (p *avroParser) parseObject(o map[string]any, ns, path string) (*avroType, 
 				if err != nil {
 					return nil, err
 				}
-				fdoc, _ := fo["doc"].(string)
-				t.fields = append(t.fields, avroField{name: fname, doc: fdoc, typ: ft})
+				fdoc, hasDoc := fo["doc"].(string)
+				t.fields = append(t.fields, avroField{name: fname, doc: fdoc, hasDoc: hasDoc, typ: ft})
 			}
 		case "enum":
 			syms, _ := o["symbols"].([]any)

@@ -35,6 +35,19 @@ import (
 // The five meta columns are ignored on both sides. A nil or empty table schema (a new table)
 // accepts any incoming schema.
 func Evolve(table, incoming *arrow.Schema, setNullForMissing bool) (*arrow.Schema, error) {
+	return evolve(table, incoming, evolver{setNullForMissing: setNullForMissing})
+}
+
+// EvolveOnRead is Evolve for a table under schema evolution on read
+// (hoodie.schema.on.read.enable with an InternalSchema): new columns may come anywhere
+// among the existing ones, as Java's AvroSchemaEvolutionUtils.reconcileSchema places them
+// by the input's order. The result still appends them at the end of their struct (files
+// are read by name within a file); the table's InternalSchema records their positions.
+func EvolveOnRead(table, incoming *arrow.Schema, setNullForMissing bool) (*arrow.Schema, error) {
+	return evolve(table, incoming, evolver{setNullForMissing: setNullForMissing, anyPosition: true})
+}
+
+func evolve(table, incoming *arrow.Schema, ev evolver) (*arrow.Schema, error) {
 	if incoming == nil {
 		return nil, errors.New("schema evolution: nil incoming schema")
 	}
@@ -43,7 +56,6 @@ func Evolve(table, incoming *arrow.Schema, setNullForMissing bool) (*arrow.Schem
 		return evolveNewTable(in)
 	}
 	tbl := WithoutMetaFields(table)
-	ev := evolver{setNullForMissing: setNullForMissing}
 	fields := ev.fields(tbl.Fields(), in.Fields(), "")
 	if len(ev.errs) > 0 {
 		return nil, fmt.Errorf("schema evolution rejected: %w", errors.Join(ev.errs...))
@@ -66,7 +78,9 @@ func evolveNewTable(in *arrow.Schema) (*arrow.Schema, error) {
 
 type evolver struct {
 	setNullForMissing bool
-	errs              []error
+	// anyPosition accepts new columns before existing ones (schema evolution on read).
+	anyPosition bool
+	errs        []error
 }
 
 func (e *evolver) fail(format string, args ...any) {
@@ -105,7 +119,7 @@ func (e *evolver) fields(table, incoming []arrow.Field, parent string) []arrow.F
 			continue
 		}
 		matched[ti] = true
-		if firstNew != "" && !newReported {
+		if firstNew != "" && !newReported && !e.anyPosition {
 			e.fail("column %q: new column is placed before existing column %q; Hudi on-write evolution only appends columns at the end (reordering needs schema-on-read)", firstNew, joinPath(parent, table[ti].Name))
 			newReported = true
 		}
@@ -115,7 +129,7 @@ func (e *evolver) fields(table, incoming []arrow.Field, parent string) []arrow.F
 		lastIdx = max(lastIdx, ti)
 		out[ti] = e.field(table[ti], f, joinPath(parent, table[ti].Name))
 	}
-	if reordered && len(added) > 0 {
+	if reordered && len(added) > 0 && !e.anyPosition {
 		e.fail("columns under %s are reordered while column %q is added; Hudi rejects adding columns together with a reordering (reads fail on files not rewritten)", pathOrTop(parent), joinPath(parent, added[0].Name))
 	}
 	for i, f := range table {

@@ -5,6 +5,7 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,6 +50,17 @@ func (t InstantTime) normalized() string {
 		return string(t) + "000"
 	}
 	return string(t)
+}
+
+// Int returns the instant as a number, as Java's Long.parseLong gives the version ids of
+// schema evolution (InternalSchema versions are the instant times that made them); a
+// 14-digit instant is padded with "000" milliseconds so that it orders with 17-digit ones.
+func (t InstantTime) Int() (int64, error) {
+	n, err := strconv.ParseInt(t.normalized(), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("instant time %q is not a number", string(t))
+	}
+	return n, nil
 }
 
 // String returns the instant as written.

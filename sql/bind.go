@@ -3,13 +3,9 @@ package sql
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/sql/parser"
@@ -96,12 +92,13 @@ func (e *Engine) resolve(ctx context.Context, n parser.TableName) (*hudiTable, e
 	return &hudiTable{db: ent.Database, name: ent.Table, path: ent.Path, entry: ent, t: t}, nil
 }
 
-// binder loads the Hudi tables one statement reads into DuckDB TEMP tables and drops them
-// when the statement ends, so every statement sees the tables as they are when it starts.
+// binder binds the Hudi tables one statement reads to DuckDB SQL over their snapshot as it
+// is when the statement starts (scan.go), and ends their streams when the statement ends.
 type binder struct {
-	e      *Engine
-	loaded map[string]string // scan key → temp table
-	temps  []string
+	e       *Engine
+	loaded  map[string]string // scan key → bound SQL
+	handles []int64
+	temps   []string // DuckDB temp tables of the statement (MERGE's rows)
 }
 
 func newBinder(e *Engine) *binder { return &binder{e: e, loaded: map[string]string{}} }
@@ -112,11 +109,16 @@ func (b *binder) close(ctx context.Context) {
 		_ = b.e.exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+quoteIdent(t))
 	}
 	b.temps = nil
+	b.e.streams.stopAll()
+	for _, h := range b.handles {
+		b.e.streams.remove(h)
+	}
+	b.handles = nil
 }
 
 // render turns translated SQL into DuckDB SQL with every Hudi table reference replaced by
-// its temp table. Names that are not Hudi tables (CTEs, DuckDB temp tables, table
-// functions) stay as written.
+// a subquery over its snapshot. Names that are not Hudi tables (CTEs, DuckDB temp tables,
+// table functions) stay as written.
 func (b *binder) render(ctx context.Context, text parser.SQLText) (string, error) {
 	return text.Render(func(i int, ref parser.TableRef) (string, error) {
 		return b.bindRef(ctx, ref)
@@ -162,8 +164,22 @@ func (b *binder) bindRef(ctx context.Context, ref parser.TableRef) (string, erro
 		}
 	case ref.AsOf != "":
 		opts.AsOf = ref.AsOf
+		opts.ReadOptimized = b.e.queryType == "read_optimized"
+	default:
+		opts.ReadOptimized = b.e.queryType == "read_optimized"
 	}
-	return b.load(ctx, h, opts)
+	if opts.Filter, err = pushedFilter(ctx, h, ref.Conds); err != nil {
+		return "", err
+	}
+	q, err := b.load(ctx, h, opts)
+	if err != nil {
+		return "", err
+	}
+	if !ref.Aliased && len(ref.Name.Parts) > 0 {
+		// Columns may be qualified by the table's name (trips.fare).
+		q += " AS " + quoteIdent(ref.Name.Parts[len(ref.Name.Parts)-1])
+	}
+	return q, nil
 }
 
 // nameText renders a catalog name DuckDB should resolve itself.
@@ -175,49 +191,17 @@ func nameText(n parser.TableName) string {
 	return strings.Join(parts, ".")
 }
 
-// load scans a table into a DuckDB temp table (once per statement and scan) and returns
-// the temp table's quoted name.
+// load binds a table's scan (once per statement and scan) and returns a parenthesized
+// DuckDB query over it (scan.go).
 func (b *binder) load(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
-	key := fmt.Sprintf("%s|%s|%v|%s|%s", h.path, opts.AsOf, opts.Incremental, opts.Begin, opts.End)
-	if name, ok := b.loaded[key]; ok {
-		return name, nil
+	key := fmt.Sprintf("%s|%s|%v|%v|%s|%s|%s", h.path, opts.AsOf, opts.ReadOptimized, opts.Incremental, opts.Begin, opts.End, opts.Filter)
+	if q, ok := b.loaded[key]; ok {
+		return q, nil
 	}
-	scan, err := h.t.Scan(ctx, opts)
+	q, err := b.scanSQL(ctx, h, opts)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", h.label(), err)
 	}
-	file := b.e.tempFile("parquet")
-	defer os.Remove(file)
-	if err := writeScanParquet(ctx, scan, file); err != nil {
-		return "", fmt.Errorf("read %s: %w", h.label(), err)
-	}
-	b.e.seq++
-	name := fmt.Sprintf("__hudi_%d", b.e.seq)
-	q := fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM read_parquet(%s)", quoteIdent(name), quoteString(file))
-	if err := b.e.exec(ctx, q); err != nil {
-		return "", fmt.Errorf("load %s into DuckDB: %w", h.label(), err)
-	}
-	b.temps = append(b.temps, name)
-	b.loaded[key] = quoteIdent(name)
-	return quoteIdent(name), nil
-}
-
-// writeScanParquet streams a scan into an uncompressed Parquet file (it is read once,
-// right away, by DuckDB: compression would only cost time).
-func writeScanParquet(ctx context.Context, scan *hudi.Scan, file string) error {
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Uncompressed), parquet.WithDictionaryDefault(false))
-	w, err := pqarrow.NewFileWriter(scan.Schema(), f, props, pqarrow.NewArrowWriterProperties())
-	if err != nil {
-		return err
-	}
-	err = scan.Run(ctx, func(rec arrow.Record) error { return w.WriteBuffered(rec) })
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	b.loaded[key] = q
+	return q, nil
 }

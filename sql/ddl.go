@@ -187,8 +187,12 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 		if s.AsSelect != nil {
 			return fail(fmt.Errorf("a table already exists at %s", path))
 		}
-		if _, err := hudi.Open(ctx, path); err != nil {
+		existing, err := hudi.Open(ctx, path)
+		if err != nil {
 			return fail(err)
+		}
+		if err := sameDefinition(ctx, existing, s, cs); err != nil {
+			return fail(fmt.Errorf("the Hudi table at %s differs: %w", path, err))
 		}
 		if err := e.register(db, name, path, external, cs.props, s.Comment); err != nil {
 			return fail(err)
@@ -215,9 +219,9 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 	if len(cols) == 0 {
 		return fail(errors.New("no columns"))
 	}
-	if len(cs.keys) == 0 {
-		return fail(errors.New("TBLPROPERTIES primaryKey is required (hudi-go does not generate record keys)"))
-	}
+	// Without primaryKey the table's record keys are generated, as Hudi 0.14 generates
+	// them (AutoRecordGenWrapperKeyGenerator): INSERTs get new keys, UPDATE, DELETE and
+	// MERGE INTO take the stored ones from _hoodie_record_key.
 	if cs.keys, err = canonicalNames(cs.keys, cols); err != nil {
 		return fail(fmt.Errorf("primaryKey: %w", err))
 	}
@@ -399,18 +403,6 @@ func (e *Engine) execDrop(ctx context.Context, s *parser.DropTable) (*Result, er
 	return &Result{Kind: "DROP TABLE", Summary: fmt.Sprintf("DROP TABLE %s.%s: %s (%s)", ent.Database, ent.Table, msg, ent.Path)}, nil
 }
 
-func (e *Engine) execShowTables(ctx context.Context) (*Result, error) {
-	ents, err := e.cat.tables(e.database)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([][]any, len(ents))
-	for i, t := range ents {
-		rows[i] = []any{t.Database, t.Table, false}
-	}
-	return newRowsResult("SHOW TABLES", []string{"namespace", "tableName", "isTemporary"}, rows)
-}
-
 func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result, error) {
 	h, err := e.resolve(ctx, s.Table)
 	if err != nil {
@@ -497,6 +489,9 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 		}
 		return &Result{Kind: "SET", Summary: "SET spark.sql.session.timeZone=" + s.Value}, nil
 	}
+	if strings.EqualFold(key, keyQueryType) {
+		return e.setQueryType(key, s)
+	}
 	if s.Value == "" {
 		v, ok := e.settings[key]
 		if !ok {
@@ -510,4 +505,30 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 		note = " (not a hoodie.* key: kept, but only hoodie.* keys reach writes)"
 	}
 	return &Result{Kind: "SET", Summary: "SET " + key + "=" + s.Value + note}, nil
+}
+
+// keyQueryType selects how queries read MOR tables (DataSourceReadOptions.QUERY_TYPE):
+// snapshot (merged, the default) or read_optimized (base files only). Hudi's Spark
+// integration takes it from the session's hoodie.* settings (UNVERIFIED for 0.14 SQL:
+// hudi-go's choice, documented in docs/sql.md). It governs reads, so it is not passed to
+// writes.
+const keyQueryType = "hoodie.datasource.query.type"
+
+func (e *Engine) setQueryType(key string, s *parser.Set) (*Result, error) {
+	if s.Value == "" {
+		v := e.queryType
+		if v == "" {
+			v = "snapshot"
+		}
+		return newRowsResult("SET", []string{"key", "value"}, [][]any{{keyQueryType, v}})
+	}
+	switch v := strings.ToLower(strings.TrimSpace(s.Value)); v {
+	case "snapshot", "read_optimized":
+		e.queryType = v
+		return &Result{Kind: "SET", Summary: "SET " + keyQueryType + "=" + v}, nil
+	case "incremental":
+		return nil, atPos(s.Pos, fmt.Errorf("SET %s = incremental: read changes with hudi_table_changes('table', 'latest_state', begin[, end]) instead", key))
+	default:
+		return nil, atPos(s.Pos, fmt.Errorf("SET %s = %s: the query type is snapshot or read_optimized", key, s.Value))
+	}
 }

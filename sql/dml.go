@@ -94,6 +94,11 @@ type rowSet struct {
 	n       int64
 }
 
+// prepped reports rows that carry _hoodie_record_key (dmlSchema).
+func (r *rowSet) prepped() bool {
+	return len(r.batches) > 0 && fieldIndex(r.batches[0].Schema(), recordKeyColumn) >= 0
+}
+
 func (r *rowSet) release() {
 	for _, b := range r.batches {
 		b.Release()
@@ -134,13 +139,38 @@ func (e *Engine) rows(ctx context.Context, h *hudiTable, tsc *arrow.Schema, q st
 	return out, nil
 }
 
+// autoKeys reports a table without record key fields: its keys are generated.
+func autoKeys(h *hudiTable) bool { return len(h.t.Meta().Config.RecordKeyFields()) == 0 }
+
+// withRecordKey is the schema of a prepped write's rows: the table's columns and the
+// stored key, _hoodie_record_key, which is how UPDATE, DELETE and MERGE INTO name the
+// records of a table whose keys are generated (Java 0.14's prepped SQL writes).
+func withRecordKey(tsc *arrow.Schema) *arrow.Schema {
+	fields := append(tsc.Fields(), arrow.Field{Name: recordKeyColumn, Type: arrow.BinaryTypes.String, Nullable: true})
+	md := tsc.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// recordKeyColumn is the meta column holding a record's key.
+const recordKeyColumn = "_hoodie_record_key"
+
+// dmlSchema is the schema the rows of an UPDATE, DELETE or MERGE INTO are cast to: with
+// _hoodie_record_key for a table whose keys are generated.
+func dmlSchema(h *hudiTable, tsc *arrow.Schema) *arrow.Schema {
+	if autoKeys(h) {
+		return withRecordKey(tsc)
+	}
+	return tsc
+}
+
 // commit writes computed rows with op in one commit; nothing is committed for no rows,
 // except by the overwrite operations, whose empty input still replaces data.
 func (e *Engine) commit(ctx context.Context, h *hudiTable, rows *rowSet, op string, extra map[string]string) (*hudi.WriteResult, error) {
 	if rows.n == 0 && op != opInsertOverwrite && op != opInsertOverwriteTable {
 		return nil, nil
 	}
-	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now})
+	res, err := h.t.Write(ctx, rows.batches, hudi.WriteOptions{Operation: op, Settings: e.writeSettings(h, extra), Logger: e.logger, Now: e.o.Now, Progress: e.o.Progress,
+		Prepped: rows.prepped()})
 	if err != nil {
 		return res, fmt.Errorf("write %s: %w", h.label(), err)
 	}
@@ -465,8 +495,11 @@ func (e *Engine) execUpdate(ctx context.Context, b *binder, s *parser.Update) (*
 			return fail(err)
 		}
 	}
+	if autoKeys(h) {
+		sel = append(sel, alias+"."+quoteIdent(recordKeyColumn)+" AS "+quoteIdent(recordKeyColumn))
+	}
 	q := "SELECT " + strings.Join(sel, ", ") + "\nFROM " + tgt + " AS " + alias + "\nWHERE (" + where + ")"
-	res, n, err := e.writeQuery(ctx, h, tsc, q, opUpsert, nil)
+	res, n, err := e.writeQuery(ctx, h, dmlSchema(h, tsc), q, opUpsert, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -505,8 +538,11 @@ func (e *Engine) execDelete(ctx context.Context, b *binder, s *parser.Delete) (*
 		}
 		sel[i] = c + " AS " + quoteIdent(f.Name)
 	}
+	if autoKeys(h) {
+		sel = append(sel, alias+"."+quoteIdent(recordKeyColumn)+" AS "+quoteIdent(recordKeyColumn))
+	}
 	q := "SELECT " + strings.Join(sel, ", ") + "\nFROM " + tgt + " AS " + alias + "\nWHERE (" + where + ")"
-	res, n, err := e.writeQuery(ctx, h, tsc, q, opDelete, nil)
+	res, n, err := e.writeQuery(ctx, h, dmlSchema(h, tsc), q, opDelete, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -517,6 +553,13 @@ func (e *Engine) execSelect(ctx context.Context, b *binder, s *parser.Select) (*
 	q, err := b.render(ctx, s.Query)
 	if err != nil {
 		return nil, atPos(s.Pos, err)
+	}
+	if e.o.StreamResults {
+		sc, read, cleanup, err := e.queryStream(ctx, q)
+		if err != nil {
+			return nil, atPos(s.Pos, e.duckError(err))
+		}
+		return &Result{Kind: "SELECT", Schema: sc, stream: read, cleanup: cleanup}, nil
 	}
 	sc, recs, err := e.query(ctx, q)
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
+	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/sql/parser"
 )
 
@@ -45,21 +46,30 @@ type Options struct {
 	Logger   *slog.Logger
 	// Now replaces the clock of writes (tests).
 	Now func() time.Time
+	// Progress, if set, receives the progress of every write a statement makes.
+	Progress func(hudi.WriteProgress)
+	// StreamResults makes a query's Result hold no Records: its rows are read a batch at a
+	// time by Result.Each (and WriteResult), from a file DuckDB wrote, so printing a large
+	// result needs no more memory than a batch. The CLI sets it.
+	StreamResults bool
 }
 
 // Engine executes statements against one warehouse with one DuckDB session. It is not
 // safe for concurrent use.
 type Engine struct {
-	o        Options
-	cat      *catalog
-	db       *gosql.DB
-	conn     *gosql.Conn
-	tmp      string // Parquet transfer files
-	seq      int
-	database string
-	timeZone string
-	settings map[string]string
-	logger   *slog.Logger
+	o         Options
+	cat       *catalog
+	db        *gosql.DB
+	conn      *gosql.Conn
+	tmp       string // Parquet transfer files
+	seq       int
+	database  string
+	timeZone  string
+	settings  map[string]string
+	logger    *slog.Logger
+	queryType string                   // hoodie.datasource.query.type: "" (snapshot) or read_optimized
+	streams   streams                  // hudi_scan's scans (stream.go)
+	footers   map[string]*arrow.Schema // base file schemas (scan.go)
 }
 
 // Open starts an engine: an in-memory DuckDB session over the warehouse.
@@ -71,7 +81,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{o: o, cat: &catalog{warehouse: wh}, database: DefaultDatabase, settings: map[string]string{}, logger: o.Logger}
+	e := &Engine{o: o, cat: &catalog{warehouse: wh}, database: DefaultDatabase, settings: map[string]string{}, logger: o.Logger,
+		footers: map[string]*arrow.Schema{}}
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
@@ -84,6 +95,10 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	if e.conn, err = e.db.Conn(ctx); err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	if err := registerScanFunction(e.conn, &e.streams); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("duckdb: register %s: %w", scanFunction, err)
 	}
 	if e.tmp, err = os.MkdirTemp("", "hudi-sql-"); err != nil {
 		e.Close()
@@ -129,14 +144,40 @@ type Result struct {
 	Summary string
 	// Instants are the instants the statement committed, in order.
 	Instants []string
+
+	// stream reads the rows of a streamed result (Options.StreamResults) batch by batch;
+	// cleanup removes what it reads from.
+	stream  func(fn func(arrow.Record) error) error
+	cleanup func()
 }
 
-// Release frees the result's records.
+// Each calls fn with the result's batches in order: its Records, or the batches of a
+// streamed result (read once, on the first call). fn must not keep a batch.
+func (r *Result) Each(fn func(arrow.Record) error) error {
+	if r.stream != nil {
+		s := r.stream
+		r.stream = nil
+		return s(fn)
+	}
+	for _, rec := range r.Records {
+		if err := fn(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release frees the result's records (and a streamed result's file).
 func (r *Result) Release() {
 	for _, rec := range r.Records {
 		rec.Release()
 	}
 	r.Records = nil
+	r.stream = nil
+	if r.cleanup != nil {
+		r.cleanup()
+		r.cleanup = nil
+	}
 }
 
 // NumRows counts the result's rows.
@@ -148,30 +189,33 @@ func (r *Result) NumRows() int64 {
 	return n
 }
 
-// Run parses script and executes its statements in order, handing each result to fn
-// (which must not keep it: it is released after fn returns). It stops at the first error.
+// Run executes a script's statements in order, each parsed just before it runs, handing
+// each result to fn (which must not keep it: it is released after fn returns). It stops at
+// the first error — a statement that does not parse included — after running the
+// statements before it, as spark-sql runs a script.
 func (e *Engine) Run(ctx context.Context, script string, fn func(parser.Statement, *Result) error) error {
-	stmts, err := parser.Parse(script)
-	if err != nil {
-		return err
-	}
-	for _, st := range stmts {
+	return parser.ParseEach(script, func(st parser.Statement) error {
 		res, err := e.Exec(ctx, st)
 		if err != nil {
 			return err
 		}
 		err = fn(st, res)
 		res.Release()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
 }
 
 // Exec executes one statement. A failed statement leaves every table as it was: all rows
 // are computed before the single write that commits them.
 func (e *Engine) Exec(ctx context.Context, st parser.Statement) (*Result, error) {
+	res, err := e.exec1(ctx, st)
+	if err != nil {
+		return nil, e.hideInternals(err)
+	}
+	return res, nil
+}
+
+func (e *Engine) exec1(ctx context.Context, st parser.Statement) (*Result, error) {
 	b := newBinder(e)
 	defer b.close(ctx)
 	switch s := st.(type) {
@@ -188,11 +232,29 @@ func (e *Engine) Exec(ctx context.Context, st parser.Statement) (*Result, error)
 	case *parser.Merge:
 		return e.execMerge(ctx, b, s)
 	case *parser.AlterAddColumns:
-		return e.execAlterAddColumns(ctx, s)
+		return e.execAddColumns(ctx, s)
+	case *parser.AlterColumns:
+		return e.execAlterColumns(ctx, s)
 	case *parser.AlterTable:
-		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS is supported (got %q)", s.Table, s.Text))
+		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s: only ADD COLUMNS, ALTER COLUMN, DROP COLUMN(S), RENAME COLUMN, RENAME TO, SET/UNSET TBLPROPERTIES and DROP PARTITION are supported (got %q)", s.Table, s.Text))
 	case *parser.ShowTables:
-		return e.execShowTables(ctx)
+		return e.execShowTables(ctx, s)
+	case *parser.Show:
+		return e.execShow(ctx, s)
+	case *parser.CreateDatabase:
+		return e.execCreateDatabase(s)
+	case *parser.DropDatabase:
+		return e.execDropDatabase(s)
+	case *parser.AlterProps:
+		return e.execAlterProps(ctx, s)
+	case *parser.AlterRename:
+		return e.execRename(ctx, s)
+	case *parser.AlterDropPartition:
+		return e.execDropPartition(ctx, b, s)
+	case *parser.Truncate:
+		return e.execTruncate(ctx, b, s)
+	case *parser.CreateLike:
+		return e.execCreateLike(ctx, b, s)
 	case *parser.Describe:
 		return e.execDescribe(ctx, s)
 	case *parser.Call:
@@ -276,4 +338,35 @@ func (e *Engine) duckError(err error) error {
 		return e.notFound(db, table)
 	}
 	return err
+}
+
+// internalsError is an error whose message no longer shows how the engine runs a
+// statement: DuckDB quotes the query it ran (LINE 1: …), which holds the base file lists
+// and hudi_scan calls a table reference became, and the engine's temp names and files.
+// Unwrap still gives the original error.
+type internalsError struct {
+	msg string
+	err error
+}
+
+func (e *internalsError) Error() string { return e.msg }
+func (e *internalsError) Unwrap() error { return e.err }
+
+var (
+	duckQueryQuote = regexp.MustCompile(`(?s)\n*LINE \d+:.*$`)
+	internalNames  = regexp.MustCompile(scanFunction + `\(\d+\)|"?__hudi_[A-Za-z0-9_]*"?\.?|read_parquet\(\[[^\]]*\]\)`)
+)
+
+func (e *Engine) hideInternals(err error) error {
+	msg := err.Error()
+	clean := duckQueryQuote.ReplaceAllString(msg, "")
+	clean = internalNames.ReplaceAllString(clean, "")
+	if e.tmp != "" {
+		clean = strings.ReplaceAll(clean, e.tmp+string(os.PathSeparator), "")
+		clean = strings.ReplaceAll(clean, e.tmp, "")
+	}
+	if clean == msg {
+		return err
+	}
+	return &internalsError{msg: strings.TrimSpace(clean), err: err}
 }

@@ -192,6 +192,12 @@ func readCanonical(t *testing.T, tb *hudi.Table) []string {
 // the lines, so row order and key order do not matter.
 func canonicalJSONLines(t *testing.T, s string) []string {
 	t.Helper()
+	return canonicalLines(t, s, false)
+}
+
+// canonicalLines is canonicalJSONLines keeping the meta columns when meta is set.
+func canonicalLines(t *testing.T, s string, meta bool) []string {
+	t.Helper()
 	var out []string
 	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
 		if line == "" {
@@ -204,7 +210,7 @@ func canonicalJSONLines(t *testing.T, s string) []string {
 			t.Fatalf("bad JSON line %q: %v", line, err)
 		}
 		for k := range m {
-			if strings.HasPrefix(k, "_hoodie_") {
+			if !meta && strings.HasPrefix(k, "_hoodie_") {
 				delete(m, k)
 			}
 		}

@@ -39,10 +39,19 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 	if err != nil {
 		return fail(err)
 	}
-	if err := checkMergeOn(on, talias, h.t.Meta().Config.RecordKeyFields()); err != nil {
-		return fail(err)
+	// A table whose keys are generated may be matched on any condition (sql_dml.md of
+	// 0.14.1): matched rows keep the target's _hoodie_record_key, inserted ones get new keys.
+	if !autoKeys(h) {
+		if err := checkMergeOn(on, talias, h.t.Meta().Config.RecordKeyFields()); err != nil {
+			return fail(err)
+		}
 	}
-	src, err := b.render(ctx, s.Source)
+	source := s.Source
+	source.Refs = append([]parser.TableRef(nil), source.Refs...)
+	for i := range source.Refs {
+		source.Refs[i].Aliased = true // named below: SourceAlias or the table's name
+	}
+	src, err := b.render(ctx, source)
 	if err != nil {
 		return fail(err)
 	}
@@ -175,6 +184,10 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 		}
 		sel = append(sel, c+" AS "+quoteIdent(f.Name))
 	}
+	if autoKeys(h) {
+		// NULL for a source row without a match: the writer generates its key.
+		sel = append(sel, qt+"."+quoteIdent(recordKeyColumn)+" AS "+quoteIdent(recordKeyColumn))
+	}
 	q := "SELECT " + strings.Join(sel, ",\n  ") + "\nFROM " + src + " AS " + qs +
 		"\nLEFT JOIN (SELECT *, TRUE AS __hudi_matched FROM " + tgt + ") AS " + qt + " ON (" + on + ")"
 	b.e.seq++
@@ -196,9 +209,10 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 		}
 		n[c.Action] += cnt
 	}
+	wsc := dmlSchema(h, tsc)
 	project := func(clauses []string) string {
-		cols := make([]string, tsc.NumFields())
-		for i, f := range tsc.Fields() {
+		cols := make([]string, wsc.NumFields())
+		for i, f := range wsc.Fields() {
 			cols[i] = quoteIdent(f.Name)
 		}
 		in := "NULL"
@@ -208,12 +222,12 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 		return "SELECT " + strings.Join(cols, ", ") + " FROM " + quoteIdent(out) + " WHERE __hudi_clause IN (" + in + ")"
 	}
 	// Both row sets are computed before anything is written.
-	ups, err := e.rows(ctx, h, tsc, project(upsertClauses))
+	ups, err := e.rows(ctx, h, wsc, project(upsertClauses))
 	if err != nil {
 		return fail(err)
 	}
 	defer ups.release()
-	dels, err := e.rows(ctx, h, tsc, project(deleteClauses))
+	dels, err := e.rows(ctx, h, wsc, project(deleteClauses))
 	if err != nil {
 		return fail(err)
 	}
@@ -241,8 +255,8 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 			return fail(err)
 		}
 		defer marked.release()
-		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil),
-			Logger: e.logger, Now: e.o.Now, DeleteMarker: deleteMarker})
+		res, err := h.t.Write(ctx, marked.batches, hudi.WriteOptions{Operation: opUpsert, Settings: e.writeSettings(h, nil), Progress: e.o.Progress,
+			Logger: e.logger, Now: e.o.Now, DeleteMarker: deleteMarker, Prepped: marked.prepped()})
 		if err != nil {
 			return fail(fmt.Errorf("write %s: %w", h.label(), err))
 		}

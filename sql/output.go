@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strings"
@@ -78,25 +79,22 @@ func newRowsResult(kind string, names []string, rows [][]any) (*Result, error) {
 // WriteResult prints a statement's result: rows in the format (table: Spark show()'s
 // bordered layout; jsonl: the canonical encoding `hudi read` prints; csv), then the
 // summary line, if any. In the jsonl and csv formats the summary goes to info (stderr in
-// the CLI) so stdout stays machine-readable.
+// the CLI) so stdout stays machine-readable. Rows are printed as their batches come
+// (Result.Each): the table layout sizes its columns from the first showSampleRows rows.
 func WriteResult(w, info io.Writer, r *Result, format string) error {
 	if r.Schema != nil {
 		var err error
 		switch format {
 		case FormatJSONL:
 			enc := jsonl.NewEncoder(w, jsonl.Options{})
-			for _, rec := range r.Records {
-				if err = enc.WriteRecord(rec); err != nil {
-					break
-				}
-			}
+			err = r.Each(func(rec arrow.Record) error { return enc.WriteRecord(rec) })
 			if ferr := enc.Flush(); err == nil {
 				err = ferr
 			}
 		case FormatCSV:
-			err = jsonl.WriteCSV(w, r.Schema, r.Records)
+			err = writeCSV(w, r)
 		default:
-			err = writeShow(w, r.Schema, r.Records)
+			err = writeShow(w, r)
 		}
 		if err != nil {
 			return err
@@ -114,18 +112,92 @@ func WriteResult(w, info io.Writer, r *Result, format string) error {
 	return nil
 }
 
+// writeCSV prints rows as RFC 4180 CSV with a header, nulls as empty fields (as
+// jsonl.WriteCSV), columns by position (result names may repeat).
+func writeCSV(w io.Writer, r *Result) error {
+	cw := csv.NewWriter(w)
+	fields := make([]string, r.Schema.NumFields())
+	for k, f := range r.Schema.Fields() {
+		fields[k] = f.Name
+	}
+	if err := cw.Write(fields); err != nil {
+		return err
+	}
+	var buf []byte
+	err := r.Each(func(rec arrow.Record) error {
+		for i := range int(rec.NumRows()) {
+			for k := range fields {
+				var ok bool
+				buf, ok = jsonl.AppendText(buf[:0], rec.Column(k), i)
+				fields[k] = ""
+				if ok {
+					fields[k] = string(buf)
+				}
+			}
+			if err := cw.Write(fields); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	cw.Flush()
+	if err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// showSampleRows is how many rows the table layout buffers to size its columns.
+const showSampleRows = 1000
+
 // writeShow prints rows the way Spark's Dataset.show() does: +---+ rules, a header, cells
 // right-aligned, null as NULL, then "(N rows)" — without show()'s 20-row and 20-character
-// truncation, since a CLI user asked for every row.
-func writeShow(w io.Writer, sc *arrow.Schema, recs []arrow.Record) error {
+// truncation, since a CLI user asked for every row. Column widths come from the first
+// showSampleRows rows; the rest stream, and a longer value later widens its own line.
+func writeShow(w io.Writer, r *Result) error {
+	sc := r.Schema
 	n := sc.NumFields()
 	widths := make([]int, n)
 	for k, f := range sc.Fields() {
 		widths[k] = utf8.RuneCountInString(f.Name)
 	}
-	var rows [][]string
+	bw := bufio.NewWriter(w)
+	rule := func() {
+		bw.WriteByte('+')
+		for _, wd := range widths {
+			bw.WriteString(strings.Repeat("-", wd))
+			bw.WriteByte('+')
+		}
+		bw.WriteByte('\n')
+	}
+	line := func(cells []string) {
+		bw.WriteByte('|')
+		for k, c := range cells {
+			bw.WriteString(strings.Repeat(" ", max(0, widths[k]-utf8.RuneCountInString(c))))
+			bw.WriteString(c)
+			bw.WriteByte('|')
+		}
+		bw.WriteByte('\n')
+	}
+	header := make([]string, n)
+	for k, f := range sc.Fields() {
+		header[k] = f.Name
+	}
+	var sample [][]string
+	sized := false
+	flush := func() {
+		sized = true
+		rule()
+		line(header)
+		rule()
+		for _, row := range sample {
+			line(row)
+		}
+		sample = nil
+	}
+	rows := 0
 	var buf []byte
-	for _, rec := range recs {
+	err := r.Each(func(rec arrow.Record) error {
 		for i := range int(rec.NumRows()) {
 			row := make([]string, n)
 			for k := range n {
@@ -140,44 +212,33 @@ func writeShow(w io.Writer, sc *arrow.Schema, recs []arrow.Record) error {
 					}
 					row[k] = oneLine(string(buf))
 				}
-				widths[k] = max(widths[k], utf8.RuneCountInString(row[k]))
 			}
-			rows = append(rows, row)
+			rows++
+			if sized {
+				line(row)
+				continue
+			}
+			for k, c := range row {
+				widths[k] = max(widths[k], utf8.RuneCountInString(c))
+			}
+			sample = append(sample, row)
+			if len(sample) >= showSampleRows {
+				flush()
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	bw := bufio.NewWriter(w)
-	rule := func() {
-		bw.WriteByte('+')
-		for _, wd := range widths {
-			bw.WriteString(strings.Repeat("-", wd))
-			bw.WriteByte('+')
-		}
-		bw.WriteByte('\n')
-	}
-	line := func(cells []string) {
-		bw.WriteByte('|')
-		for k, c := range cells {
-			bw.WriteString(strings.Repeat(" ", widths[k]-utf8.RuneCountInString(c)))
-			bw.WriteString(c)
-			bw.WriteByte('|')
-		}
-		bw.WriteByte('\n')
-	}
-	header := make([]string, n)
-	for k, f := range sc.Fields() {
-		header[k] = f.Name
+	if !sized {
+		flush()
 	}
 	rule()
-	line(header)
-	rule()
-	for _, r := range rows {
-		line(r)
-	}
-	rule()
-	if len(rows) == 1 {
+	if rows == 1 {
 		bw.WriteString("(1 row)\n")
 	} else {
-		fmt.Fprintf(bw, "(%d rows)\n", len(rows))
+		fmt.Fprintf(bw, "(%d rows)\n", rows)
 	}
 	return bw.Flush()
 }

@@ -63,7 +63,10 @@ var procedures = map[string]procedure{
 }
 
 func (e *Engine) execCall(ctx context.Context, b *binder, c *parser.Call) (*Result, error) {
-	p, ok := procedures[strings.ToLower(c.Procedure)]
+	if strings.EqualFold(strings.TrimPrefix(strings.ToLower(c.Procedure), "system."), "help") {
+		return callHelp(c)
+	}
+	p, ok := procedures[strings.TrimPrefix(strings.ToLower(c.Procedure), "system.")]
 	if !ok {
 		names := make([]string, 0, len(procedures))
 		for n := range procedures {
@@ -316,4 +319,30 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// callHelp is Hudi's help procedure: the parameters of one procedure (cmd => name), or the
+// procedures there are.
+func callHelp(c *parser.Call) (*Result, error) {
+	a, err := bindArgs(c, []string{"cmd"})
+	if err != nil {
+		return nil, atPos(c.Pos, err)
+	}
+	if cmd := strings.ToLower(a["cmd"]); cmd != "" {
+		p, ok := procedures[cmd]
+		if !ok {
+			return nil, atPos(c.Pos, fmt.Errorf("CALL help: unknown procedure %s", cmd))
+		}
+		return newRowsResult("CALL", []string{"result"}, [][]any{{"parameters: " + strings.Join(p.params, ", ")}})
+	}
+	names := make([]string, 0, len(procedures))
+	for n := range procedures {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	rows := make([][]any, len(names))
+	for i, n := range names {
+		rows[i] = []any{n + "(" + strings.Join(procedures[n].params, ", ") + ")"}
+	}
+	return newRowsResult("CALL", []string{"result"}, rows)
 }

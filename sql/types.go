@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/hudi-go/hudi/internal/sparktype"
 )
 
 // duckType is the DuckDB type a value of a Hudi column is cast to before it is written, so
@@ -83,52 +85,7 @@ func duckType(t arrow.DataType) (string, error) {
 }
 
 // sparkType names an Arrow type of a Hudi table the way Spark's DESCRIBE does.
-func sparkType(t arrow.DataType) string {
-	switch t := t.(type) {
-	case *arrow.BooleanType:
-		return "boolean"
-	case *arrow.Int8Type:
-		return "tinyint"
-	case *arrow.Int16Type:
-		return "smallint"
-	case *arrow.Int32Type:
-		return "int"
-	case *arrow.Int64Type:
-		return "bigint"
-	case *arrow.Float32Type:
-		return "float"
-	case *arrow.Float64Type:
-		return "double"
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
-		return "string"
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType, *arrow.FixedSizeBinaryType:
-		return "binary"
-	case *arrow.Date32Type, *arrow.Date64Type:
-		return "date"
-	case *arrow.TimestampType:
-		if t.TimeZone == "" {
-			return "timestamp_ntz"
-		}
-		return "timestamp"
-	case *arrow.Decimal128Type:
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case *arrow.Decimal256Type:
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case *arrow.ListType:
-		return "array<" + sparkType(t.Elem()) + ">"
-	case *arrow.LargeListType:
-		return "array<" + sparkType(t.Elem()) + ">"
-	case *arrow.MapType:
-		return "map<" + sparkType(t.KeyType()) + "," + sparkType(t.ItemType()) + ">"
-	case *arrow.StructType:
-		parts := make([]string, t.NumFields())
-		for i, f := range t.Fields() {
-			parts[i] = f.Name + ":" + sparkType(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	}
-	return strings.ToLower(t.String())
-}
+func sparkType(t arrow.DataType) string { return sparktype.Of(t) }
 
 // quoteIdent quotes a DuckDB identifier.
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -20,7 +20,8 @@ type CreateOptions struct {
 	Database string // "" = none (Spark SQL writes "default")
 	Type     spec.TableType
 	// RecordKeyFields, PartitionFields and PrecombineField use dot notation for nested
-	// fields; PartitionFields may carry CustomKeyGenerator ":TYPE" suffixes.
+	// fields; PartitionFields may carry CustomKeyGenerator ":TYPE" suffixes. No
+	// RecordKeyFields make a table whose record keys are generated (Hudi 0.14's auto keys).
 	RecordKeyFields      []string
 	PartitionFields      []string
 	PrecombineField      string
@@ -56,8 +57,9 @@ func Create(ctx context.Context, st storage.Storage, o CreateOptions) (*Table, e
 	if o.Name == "" {
 		return nil, errors.New("create table: a table name is required")
 	}
-	if len(o.RecordKeyFields) == 0 {
-		return nil, errors.New("create table: at least one record key field is required")
+	if len(o.RecordKeyFields) == 0 && o.DisableMetaFields {
+		// AutoRecordKeyGenerationUtils (Java 0.14) refuses the same.
+		return nil, errors.New("create table: Disabling hoodie.populate.meta.fields is not supported with auto generation of record keys (no record key fields)")
 	}
 	if _, err := st.Stat(ctx, PropertiesFile); err == nil {
 		return nil, fmt.Errorf("create table at %s: %w", st.Root(), ErrTableExists)
@@ -78,7 +80,12 @@ func Create(ctx context.Context, st storage.Storage, o CreateOptions) (*Table, e
 	set(KeyVersion, "6")
 	set(KeyTimelineLayout, "1")
 	set(KeyArchiveLogFolder, "archived")
-	set(KeyRecordKeyFields, strings.Join(o.RecordKeyFields, ","))
+	// No record key fields: Hudi 0.14 generates the keys, and hoodie.properties has no
+	// hoodie.table.recordkey.fields (UNVERIFIED for Spark SQL's CREATE TABLE: its catalog
+	// writes the key from primaryKey, absent here).
+	if len(o.RecordKeyFields) > 0 {
+		set(KeyRecordKeyFields, strings.Join(o.RecordKeyFields, ","))
+	}
 	if len(o.PartitionFields) > 0 {
 		set(KeyPartitionFields, strings.Join(o.PartitionFields, ","))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
@@ -44,6 +45,8 @@ type cache struct {
 	// file that follows in the same write (TakeFooter).
 	decoded      map[fileRef]parquet.Footer
 	decodedBytes int
+	// histories holds the parsed schema history (schema evolution on read) by its text.
+	histories map[string]*internalschema.History
 }
 
 // maxStashedFooterBytes bounds the footers an index lookup stashes for the merges that
@@ -61,7 +64,7 @@ type fileRef struct {
 
 func newCache() *cache {
 	return &cache{commits: map[string]*commitmeta.CommitMetadata{}, footers: map[fileRef]parquet.FooterKeys{},
-		decoded: map[fileRef]parquet.Footer{}}
+		decoded: map[fileRef]parquet.Footer{}, histories: map[string]*internalschema.History{}}
 }
 
 // Open loads a table's config and active timeline.

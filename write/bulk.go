@@ -294,7 +294,7 @@ func (s rowSource) chunk(buf []incoming, start, end int) ([]incoming, error) {
 			b++
 		}
 		row := int(int64(g) - in.starts[b])
-		key, err := in.gen.RecordKey(in.full[b], row)
+		key, err := in.keys.key(in.full[b], row, int64(g))
 		if err != nil {
 			return nil, fmt.Errorf("input row %d: %w", int64(g)+1, err)
 		}

@@ -144,7 +144,7 @@ func TestCollectCompactBytesPerRow(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			in, err := collect(context.Background(), memory.DefaultAllocator, batches, sc, gen, "ts", false, nil, compact)
+			in, err := collect(context.Background(), memory.DefaultAllocator, batches, sc, keyer{gen: gen}, "ts", false, nil, compact)
 			runtime.ReadMemStats(&after)
 			if err != nil {
 				t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // commitUnderLock publishes txn with meta: under the table lock (taken here under
@@ -21,7 +22,7 @@ import (
 // out, so it only finds what a process not taking the same lock did (a Java writer, or an
 // InProcessLockProvider across processes), and refusing is better than losing its rows.
 func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *commitmeta.CommitMetadata, start commit.WriteStart) error {
-	release, err := w.o.Concurrency.Acquire(ctx, "commit")
+	release, err := w.o.timeline.Lock(ctx, "commit")
 	if err != nil {
 		return fmt.Errorf("commit instant %s: %w", txn.Instant, err)
 	}
@@ -30,7 +31,7 @@ func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *com
 	if err != nil {
 		return err
 	}
-	if err := txn.CheckAlive(ctx, tl, w.o.Now(), w.o.Concurrency.Heartbeat); err != nil {
+	if err := txn.CheckAlive(ctx, tl); err != nil {
 		return err
 	}
 	conflict := commit.ResolveConflicts(ctx, w.t.Storage, tl, txn.Instant, commit.MutatedFileGroups(meta), start)
@@ -40,12 +41,34 @@ func (w *writer) commitUnderLock(ctx context.Context, txn *commit.Txn, meta *com
 	if !errors.Is(conflict, commit.ErrWriteConflict) {
 		return conflict
 	}
-	rb, err := txn.Abort(ctx, tl, commit.RollbackOptions{Now: w.o.Now, Location: w.o.TimelineZone, Logger: w.o.Logger,
-		Heartbeat: w.o.Concurrency.Heartbeat})
+	return abortConflict(ctx, txn, tl, conflict)
+}
+
+// abortConflict rolls back txn, which lost conflict, on tl read under the table lock.
+func abortConflict(ctx context.Context, txn *commit.Txn, tl *timeline.Timeline, conflict error) error {
+	rb, err := txn.Abort(ctx, tl)
 	if err != nil {
 		return fmt.Errorf("%w (and rolling it back failed: %v; the next writer or cleaner rolls it back)", conflict, err)
 	}
 	return fmt.Errorf("%w (rolled back by %s)", conflict, rb)
+}
+
+// abortEarlyConflict rolls back a write that early conflict detection stopped (conflict
+// is commit.ErrEarlyConflict) before it wrote the conflicting file group: under the table
+// lock, at once. Java leaves such an instant inflight for the cleaner to roll back once its
+// heartbeat expires (LAZY); hudi-go rolls its own loser back now, as it does after a
+// conflict at commit, so the write leaves none of its rows and no files behind.
+func (w *writer) abortEarlyConflict(ctx context.Context, txn *commit.Txn, conflict error) error {
+	release, err := w.o.timeline.Lock(ctx, "roll back after an early conflict")
+	if err != nil {
+		return fmt.Errorf("%w (and rolling it back failed: %v; the cleaner rolls it back)", conflict, err)
+	}
+	defer release()
+	tl, err := w.t.LoadTimeline(ctx)
+	if err != nil {
+		return fmt.Errorf("%w (and rolling it back failed: %v; the cleaner rolls it back)", conflict, err)
+	}
+	return abortConflict(ctx, txn, tl, conflict)
 }
 
 // groups is the set of existing file groups the plan changes: those it merges into or

@@ -308,6 +308,7 @@ func (w *writer) sliceReadOptions(columns []string) (filegroup.Options, error) {
 		Committed:           fsview.NewVisibility(w.t.Timeline, "").Committed,
 		Mem:                 w.o.Mem,
 		Logger:              w.o.Logger,
+		Evolution:           w.evolution,
 	}
 	if w.keys.virtual() {
 		// Base and log rows are keyed by the key generator, as the table's readers do.

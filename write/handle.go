@@ -14,10 +14,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/internal/javastr"
+	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -97,6 +99,37 @@ type writeEnv struct {
 	// cdc is set when the table logs changes (hoodie.table.cdc.enabled): merges write CDC
 	// log files (cdc.go).
 	cdc *cdcSettings
+	// evolution resolves the columns of stored files by id (schema evolution on read);
+	// nil when the table has no InternalSchema.
+	evolution   *filegroup.Evolution
+	resolversMu sync.Mutex
+	resolvers   map[int64]*schema.FileResolver
+}
+
+// resolverFor returns how a base file written by instant is read as outSchema: by
+// column id under schema evolution on read, nil (by name) otherwise.
+func (e *writeEnv) resolverFor(instant spec.InstantTime) (*schema.FileResolver, error) {
+	if e.evolution == nil {
+		return nil, nil
+	}
+	fs, err := e.evolution.FileSchema(instant)
+	if err != nil || fs == nil {
+		return nil, err
+	}
+	e.resolversMu.Lock()
+	defer e.resolversMu.Unlock()
+	if r, ok := e.resolvers[fs.VersionID]; ok {
+		return r, nil
+	}
+	r, err := schema.NewFileResolver(fs, e.evolution.Query, e.outSchema)
+	if err != nil {
+		return nil, fmt.Errorf("instant %s: %w", instant, err)
+	}
+	if e.resolvers == nil {
+		e.resolvers = map[int64]*schema.FileResolver{}
+	}
+	e.resolvers[fs.VersionID] = r
+	return r, nil
 }
 
 // buffers is bufMem, or mem when the env has none.

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 )
@@ -39,11 +38,11 @@ type inputSet struct {
 	// grouped replaces records for writes that only create files (compactInput,
 	// bulk.go): rows by partition, whose records rowSource builds per chunk from full
 	// (the batches before project dropped partition columns; starts[i] is batch i's
-	// first global row) with gen.
+	// first global row) with keys.
 	grouped *groupedRows
 	full    []arrow.Record
 	starts  []int64
-	gen     *keygen.Generator
+	keys    keyer
 }
 
 // numRecords is the number of input records kept for the write.
@@ -81,7 +80,7 @@ const isDeletedField = "_hoodie_is_deleted"
 // conformed schema has none). With compact (compactInput) it keeps no record per row but
 // the rows grouped by partition (in.grouped), having checked every row's key.
 func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, writeSchema *arrow.Schema,
-	gen *keygen.Generator, orderingField string, requireOrdering bool, deletes [][]bool, compact bool) (*inputSet, error) {
+	keys keyer, orderingField string, requireOrdering bool, deletes [][]bool, compact bool) (*inputSet, error) {
 	in := &inputSet{schema: writeSchema, ordIdx: -1}
 	if orderingField != "" {
 		in.ordIdx = schema.FieldIndex(writeSchema, orderingField)
@@ -97,7 +96,7 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 	var grouper *rowGrouper
 	if compact {
 		grouper = &rowGrouper{pids: make([]uint32, 0, total)}
-		in.gen = gen
+		in.keys = keys
 		in.starts = make([]int64, 1, len(batches)+1)
 	} else {
 		in.records = make([]incoming, 0, total)
@@ -133,12 +132,12 @@ func collect(ctx context.Context, mem memory.Allocator, batches []arrow.Record, 
 			in.starts = append(in.starts, in.starts[bi]+rec.NumRows())
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			key, err := gen.RecordKey(rec, i)
+			key, err := keys.key(rec, i, int64(row0+i))
 			if err != nil {
 				in.release()
 				return nil, fmt.Errorf("input row %d: %w", row0+i+1, err)
 			}
-			part, err := gen.PartitionPath(rec, i)
+			part, err := keys.gen.PartitionPath(rec, i)
 			if err != nil {
 				in.release()
 				return nil, fmt.Errorf("input row %d: %w", row0+i+1, err)

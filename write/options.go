@@ -70,6 +70,10 @@ type Options struct {
 	Operation   Operation
 	// IndexType is hoodie.index.type (SIMPLE).
 	IndexType string
+	// SchemaOnRead is hoodie.schema.on.read.enable as the write sets it (nil = not set).
+	// Once a table has an InternalSchema (a schema change on read was committed) it cannot
+	// be turned off: false is refused.
+	SchemaOnRead *bool
 	// PopulateMetaFields is hoodie.populate.meta.fields as the write sets it; nil means
 	// the table's. It must agree with the table (see checkMetaFieldsSetting).
 	PopulateMetaFields *bool
@@ -119,6 +123,11 @@ type Options struct {
 	// are written by the operation. SQL's MERGE INTO uses it to upsert and delete in one
 	// commit, as Java's ExpressionPayload does. The column itself is never written.
 	DeleteMarker string
+	// Prepped marks rows read from the table, carrying their record keys in
+	// _hoodie_record_key (Java's prepped writes, which Spark SQL's UPDATE, DELETE and MERGE
+	// make): on a table whose record keys are generated, a row's stored key is its key, and
+	// a row without one (a MERGE's insert) gets a generated key. Only for such tables.
+	Prepped bool
 	// LogFileMaxSize (hoodie.logfile.max.size) rolls a deltacommit's log output over to a
 	// new log version once a file reaches it; LogDataBlockMaxSize
 	// (hoodie.logfile.data.block.max.size) cuts data records into blocks of about that
@@ -153,6 +162,10 @@ type Options struct {
 	// (commit.ConcurrencyFromConfig). The zero value is single-writer mode with the
 	// EAGER policy and no lock.
 	Concurrency commit.Concurrency
+
+	// timeline is the handle every timeline change of the write goes through (set by
+	// openForWrite from the clock, zone, logger and Concurrency above).
+	timeline *commit.Timeline
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -263,4 +276,6 @@ type Result struct {
 	Bytes int64 `json:"bytes"`
 	// RolledBack lists failed writes rolled back before this one.
 	RolledBack []string `json:"rolled_back,omitempty"`
+	// Partitions are the partitions a delete_partition dropped, sorted.
+	Partitions []string `json:"partitions,omitempty"`
 }

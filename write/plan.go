@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/bloom"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/parquet"
@@ -32,6 +34,13 @@ type writer struct {
 	keys     storedKeys // where stored rows' record keys come from (virtualkeys.go)
 	// pendingCompaction: groups planned by a pending compaction → its instant (MOR).
 	pendingCompaction map[string]spec.InstantTime
+	// instantClock, if set, is the clock the write's instant is started with: a write
+	// whose generated record keys carry an instant chosen before planning (autokeys.go).
+	instantClock func() time.Time
+	// evolution reads stored files by column id (schema evolution on read; nil: by name).
+	evolution *filegroup.Evolution
+	// sor: the write under schema evolution on read (nil: the table has no InternalSchema).
+	sor *schemaOnRead
 }
 
 // mergeJob rewrites one file group: updates, deletes and inserts routed into it.
@@ -832,8 +841,24 @@ func readBase(ctx context.Context, t *table.Table, env *writeEnv, sl *fsview.Fil
 	if onOpen != nil {
 		onOpen(pf)
 	}
+	res, err := env.resolverFor(sl.Base.Name.Instant)
+	if err != nil {
+		return fmt.Errorf("%s: %w", sl.Base.Path, err)
+	}
 	return pf.ReadBatches(ctx, nil, nil, func(batch arrow.Record) error {
-		rec, err := schema.ConformRecord(env.mem, batch, env.outSchema)
+		var rec arrow.Record
+		var err error
+		if res != nil {
+			// Schema evolution on read: the file's columns, matched by id.
+			fr, ferr := schema.ConformRecord(env.mem, batch, res.FileSchema())
+			if ferr != nil {
+				return fmt.Errorf("%s: %w", sl.Base.Path, ferr)
+			}
+			rec, err = res.Resolve(env.mem, fr)
+			fr.Release()
+		} else {
+			rec, err = schema.ConformRecord(env.mem, batch, env.outSchema)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", sl.Base.Path, err)
 		}

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -96,7 +97,7 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	defer release()
 	start := commit.NewWriteStart(t.Timeline)
 	input := rdr.Schema()
-	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
+	writeSchema, avroSchema, rows, gen, sor, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,10 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if err != nil {
 		return nil, err
 	}
-	w := &writer{t: t, o: o, view: view, mor: t.Type == spec.MergeOnRead, keys: newStoredKeys(t, gen)}
+	w := &writer{t: t, o: o, view: view, mor: t.Type == spec.MergeOnRead, keys: newStoredKeys(t, gen), sor: sor}
+	if sor != nil {
+		w.evolution = sor.evolution(ctx, t)
+	}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -123,8 +127,12 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 		return nil, err
 	}
 	defer env.txn.Close()
-	s := &streamer{w: w, env: env, gen: gen, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
+	// A streamed write starts its instant first: generated keys carry it.
+	s := &streamer{w: w, env: env, gen: gen, keys: keyer{gen: gen, instant: string(env.txn.Instant)}, rowSchema: rows, fileSchema: writeSchema, input: schema.WithoutMetaFields(input)}
 	stats, err := s.run(ctx, rdr)
+	if errors.Is(err, commit.ErrEarlyConflict) { // new file ids: only with a clashing one
+		return nil, w.abortEarlyConflict(ctx, env.txn, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +147,7 @@ type streamer struct {
 	w          *writer
 	env        *writeEnv
 	gen        *keygen.Generator
+	keys       keyer
 	rowSchema  *arrow.Schema // input rows conformed and keyed: fileSchema + dropped partition columns
 	fileSchema *arrow.Schema // the write schema, no meta fields
 	input      *arrow.Schema // the reader's schema without meta fields, which every batch must have
@@ -383,7 +392,7 @@ func (s *streamer) writePiece(ctx context.Context, piece streamPiece, stats *[]c
 		}
 		buf = buf[:0]
 		for _, r := range rows[:k] {
-			key, err := s.gen.RecordKey(piece.full, int(r))
+			key, err := s.keys.key(piece.full, int(r), piece.row0+int64(r))
 			if err != nil {
 				return buf, fmt.Errorf("input row %d: %w", piece.row0+int64(r)+1, err)
 			}

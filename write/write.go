@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/fsview"
@@ -56,7 +57,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	writeSchema, avroSchema, rows, gen, err := resolveInput(ctx, t, input, o)
+	writeSchema, avroSchema, rows, gen, sor, err := resolveInput(ctx, t, input, o)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,15 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
 	}
-	in, err := collect(ctx, o.Mem, batches, rows, gen, ordering, needsOrdering(o), deletes, compactInput(o))
+	// Generated record keys carry the write's instant: it is chosen before the keys are.
+	keys := keyer{gen: gen}
+	var pinned spec.InstantTime
+	var pinnedClock func() time.Time
+	if gen.AutoKeys() && o.Operation != Delete {
+		pinned, pinnedClock = pinInstant(t, o)
+		keys.instant = string(pinned)
+	}
+	in, err := collect(ctx, o.Mem, batches, rows, keys, ordering, needsOrdering(o), deletes, compactInput(o))
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +118,10 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	w := &writer{t: t, o: o, in: in, view: view, rules: rules, ordering: ordering, mor: t.Type == spec.MergeOnRead,
-		keys: newStoredKeys(t, gen)}
+		keys: newStoredKeys(t, gen), instantClock: pinnedClock, sor: sor}
+	if sor != nil {
+		w.evolution = sor.evolution(ctx, t)
+	}
 	if err := checkMORView(w); err != nil {
 		return nil, err
 	}
@@ -148,7 +160,13 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		return nil, err
 	}
 	defer env.txn.Close()
+	if err := checkPinned(ctx, w, env.txn, pinned); err != nil {
+		return nil, err
+	}
 	stats, err := w.execute(ctx, env, pl)
+	if errors.Is(err, commit.ErrEarlyConflict) {
+		return nil, w.abortEarlyConflict(ctx, env.txn, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +198,7 @@ func needsOrdering(o Options) bool {
 // start its instant and to commit (begin, complete), and the lock is not held here.
 func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Table, _ Options, _ *Result, release func(), err error) {
 	o = o.withDefaults()
+	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger)
 	release = func() {}
 	if err := checkWritable(t); err != nil {
 		return nil, o, nil, release, err
@@ -194,7 +213,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 		o.Parallelism = runtime.GOMAXPROCS(0)
 	}
 	if o.Concurrency.Mode == commit.SingleWriter {
-		if release, err = o.Concurrency.Acquire(ctx, "write"); err != nil {
+		if release, err = o.timeline.Lock(ctx, "write"); err != nil {
 			return nil, o, nil, func() {}, err
 		}
 		defer func() {
@@ -216,8 +235,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 	// expired; NEVER leaves them.
 	var rolled []spec.InstantTime
 	if o.Concurrency.FailedWrites == commit.FailedWritesEager {
-		rolled, err = commit.RollbackFailedWrites(ctx, t.Storage, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone,
-			Logger: o.Logger, Heartbeat: o.Concurrency.Heartbeat})
+		rolled, err = o.timeline.RollbackFailedWrites(ctx, t.Timeline)
 		for _, r := range rolled {
 			res.RolledBack = append(res.RolledBack, string(r))
 		}
@@ -254,12 +272,23 @@ func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, act
 		res.Records.Deleted += s.NumDeletes
 		res.Bytes += s.TotalWriteBytes
 	}
+	if o.Operation == DeletePartition {
+		for p := range replaced {
+			res.Partitions = append(res.Partitions, p)
+		}
+		sort.Strings(res.Partitions)
+	}
 	if o.Operation.isReplace() {
 		meta.PartitionToReplaceFileIDs = map[string][]string{}
 		for p, ids := range replaced {
 			for _, id := range ids {
 				meta.PartitionToReplaceFileIDs[p] = append(meta.PartitionToReplaceFileIDs[p], string(id))
 			}
+		}
+	}
+	if w.sor != nil {
+		if err := w.sor.record(ctx, w.t, txn.Instant, meta); err != nil {
+			return err
 		}
 	}
 	o.progress(Progress{Phase: PhaseCommit})
@@ -292,7 +321,7 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 	}
 	tl := w.t.Timeline
 	if w.o.Concurrency.Mode == commit.OptimisticConcurrency {
-		release, err := w.o.Concurrency.Acquire(ctx, "start write")
+		release, err := w.o.timeline.Lock(ctx, "start write")
 		if err != nil {
 			return nil, err
 		}
@@ -304,43 +333,68 @@ func (w *writer) begin(ctx context.Context, action spec.Action, requested []byte
 			return nil, fmt.Errorf("before starting the write: %w", err)
 		}
 	}
-	txn, err := commit.Begin(ctx, w.t.Storage, tl, action, requested, inflight, w.o.Now, w.o.TimelineZone, w.o.Concurrency.Heartbeat)
+	handle := w.o.timeline
+	if w.instantClock != nil {
+		handle = handle.WithClock(w.instantClock)
+	}
+	txn, err := handle.Begin(ctx, tl, action, requested, inflight)
 	if err != nil {
 		return nil, err
 	}
+	txn.DetectConflictsEarly(w.o.Concurrency.Early)
 	bufMem := w.o.Mem
 	if bufMem == memory.DefaultAllocator {
 		bufMem = &recycler{} // a caller's own allocator (e.g. a leak-checking one) is kept
 	}
 	return &writeEnv{st: w.t.Storage, txn: txn, opts: w.o, mem: w.o.Mem, bufMem: bufMem, outSchema: outSchema,
-		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual(), cdc: cdcs}, nil
+		avroWithMeta: avroWithMeta, virtualKeys: w.keys.virtual(), cdc: cdcs, evolution: w.evolution}, nil
 }
 
 // resolveInput settles what a write of rows shaped like input writes: the write schema
 // and its Avro form (resolveWriteSchema), the row schema that keys and partition paths
 // are computed from (the full row, dropped partition columns included), and the table's
 // key generator over it. Write and WriteReader start with it.
+//
+// On a table under schema evolution on read, sor says how the write reconciles with the
+// table's InternalSchema (see schemaOnRead); nil otherwise.
 func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (writeSchema *arrow.Schema, avroSchema string,
-	rows *arrow.Schema, gen *keygen.Generator, err error) {
+	rows *arrow.Schema, gen *keygen.Generator, sor *schemaOnRead, err error) {
 	if err := checkDeleteHasPartitionColumns(t, input, o); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
-	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o); err != nil {
-		return nil, "", nil, nil, err
+	cur, history, err := currentSchemaOnRead(ctx, t, o)
+	if err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	if writeSchema, avroSchema, err = resolveWriteSchema(ctx, t, input, o, cur != nil); err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	if cur != nil {
+		in := input
+		if o.Operation == Delete || o.Operation == DeletePartition {
+			in = nil // a delete's rows carry keys, not the table's columns
+		}
+		if sor, err = reconcileWrite(t, cur, history, in, writeSchema); err != nil {
+			return nil, "", nil, nil, nil, err
+		}
 	}
 	if err := checkVirtualLogKeyType(t, writeSchema); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if err := checkDropPartitionColumns(t); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if rows, err = rowSchema(t.Config, writeSchema, input); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
 	if gen, err = tableKeyGen(t, rows, o.WriterProps); err != nil {
-		return nil, "", nil, nil, err
+		return nil, "", nil, nil, nil, err
 	}
-	return writeSchema, avroSchema, rows, gen, nil
+	if err := checkAutoKeys(gen, input, o); err != nil {
+		return nil, "", nil, nil, nil, err
+	}
+	rows = withStoredKey(rows, o)
+	return writeSchema, avroSchema, rows, gen, sor, nil
 }
 
 // checkDeleteHasPartitionColumns refuses a delete whose rows lack the partition columns
@@ -390,7 +444,11 @@ func checkWritable(t *table.Table) error {
 // by the input's (new nullable columns, promotions), checked before anything is written —
 // and its Avro form for commit metadata. input is the input rows' schema (nil without
 // input rows); its _hoodie_* columns are ignored.
-func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema, o Options) (*arrow.Schema, string, error) {
+//
+// Under schema evolution on read (onRead) new columns may come anywhere, and type changes
+// are checked by the InternalSchema's rules (reconcileWrite), not against the files by
+// name: files are read by column id.
+func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema, o Options, onRead bool) (*arrow.Schema, string, error) {
 	tableAvro, err := t.SchemaAt(ctx, "")
 	if err != nil {
 		return nil, "", err
@@ -424,12 +482,18 @@ func resolveWriteSchema(ctx context.Context, t *table.Table, input *arrow.Schema
 		return tableSchema, tableAvro, nil
 	}
 	// A partial-update payload takes a missing column as nulls, which keep stored values.
-	evolved, err := schema.Evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
+	evolve := schema.Evolve
+	if onRead {
+		evolve = schema.EvolveOnRead
+	}
+	evolved, err := evolve(tableSchema, inputSchema, o.SetNullForMissingColumns || isPartialUpdate(o.PayloadClass))
 	if err != nil {
 		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
 	}
-	if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
-		return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+	if !onRead {
+		if err := checkFilesReadable(ctx, t, tableSchema, evolved); err != nil {
+			return nil, "", fmt.Errorf("input schema is not compatible with table %s: %w", t.Config.Name(), err)
+		}
 	}
 	// Reuse the commit schema text when nothing changed, so the Avro stays byte-identical
 	// to what Java wrote; the create schema has another form (no defaults) and is not reused.
@@ -455,13 +519,10 @@ func batchesSchema(batches []arrow.Record) (*arrow.Schema, error) {
 	return batches[0].Schema(), nil
 }
 
-// requestedReplaceSchema is HoodieRequestedReplaceMetadata as Java 0.14 embeds it in
-// replacecommit.requested files (copied from the fixture
-// cow/v6_simplekeygen_nonhivestyle_overwritetable, whose insert-overwrite wrote all nulls).
-const requestedReplaceSchema = `{"type":"record","name":"HoodieRequestedReplaceMetadata","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operationType","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"clusteringPlan","type":["null",{"type":"record","name":"HoodieClusteringPlan","fields":[{"name":"inputGroups","type":["null",{"type":"array","items":{"type":"record","name":"HoodieClusteringGroup","fields":[{"name":"slices","type":["null",{"type":"array","items":{"type":"record","name":"HoodieSliceInfo","fields":[{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"numOutputFileGroups","type":["int","null"],"default":1},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"strategy","type":["null",{"type":"record","name":"HoodieClusteringStrategy","fields":[{"name":"strategyClassName","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"preserveHoodieMetadata","type":["null","boolean"],"default":null}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}`
-
+// emptyRequestedReplace is the replacecommit.requested of an insert_overwrite: Java 0.14's
+// HoodieRequestedReplaceMetadata with every field null.
 func emptyRequestedReplace() ([]byte, error) {
-	s, err := avroParse(requestedReplaceSchema)
+	s, err := avroParse(avroschema.RequestedReplaceMetadata.JSON())
 	if err != nil {
 		return nil, err
 	}
@@ -545,4 +606,10 @@ func sortRecords(recs []incoming, mode string) {
 			return recs[i].key < recs[j].key
 		})
 	}
+}
+
+// WritePartitionMetadata creates partition's .hoodie_partition_metadata, naming instant,
+// unless it is present (SQL's repair_add_partition_meta).
+func WritePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, now time.Time) error {
+	return writePartitionMetadata(ctx, st, partition, instant, now)
 }

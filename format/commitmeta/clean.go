@@ -3,6 +3,7 @@ package commitmeta
 import (
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
@@ -10,47 +11,7 @@ import (
 // hold a HoodieCleanerPlan, <T>.clean a HoodieCleanMetadata, each an Avro object container
 // with the writer schema embedded.
 //
-// The schemas below are the Hudi 0.14 forms of hudi-common/src/main/avro/HoodieCleanerPlan.avsc
-// and HoodieCleanMetadata.avsc (+ HoodieActionInstant, HoodieCleanFileInfo,
-// HoodieCleanPartitionMetadata inlined, because a container must carry every named type),
-// spelled the way Java's generated classes print them ("avro.java.string" on strings).
-// UNVERIFIED which of the avsc revisions 0.14.1 shipped: apache/hudi history has a plan
-// without lastCompletedCommitTimestamp (pre-0.12), one with it, and one with extraMetadata
-// (1.x, savepointed_timestamps for incremental cleaning); the metadata likewise gained
-// extraMetadata and a leading policy field later. We write the middle revision. Java
-// resolves the embedded writer schema against its own by field name, and every field
-// added later has a default, so any of these Java versions reads what we write.
-const (
-	cleanerPlanSchema = `{"type":"record","name":"HoodieCleanerPlan","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"earliestInstantToRetain","type":["null",{"type":"record","name":"HoodieActionInstant","fields":[` +
-		`{"name":"timestamp","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"action","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"state","type":{"type":"string","avro.java.string":"String"}}]}],"default":null},` +
-		`{"name":"lastCompletedCommitTimestamp","type":{"type":"string","avro.java.string":"String"},"default":""},` +
-		`{"name":"policy","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"filesToBeDeletedPerPartition","type":["null",{"type":"map","values":{"type":"array","items":{"type":"string","avro.java.string":"String"}},"avro.java.string":"String"}],"default":null},` +
-		`{"name":"version","type":["int","null"],"default":1},` +
-		`{"name":"filePathsToBeDeletedPerPartition","type":["null",{"type":"map","values":{"type":"array","items":{"type":"record","name":"HoodieCleanFileInfo","fields":[` +
-		`{"name":"filePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},` +
-		`{"name":"isBootstrapBaseFile","type":["null","boolean"],"default":null}]}},"avro.java.string":"String"}],"doc":"This field replaces the field filesToBeDeletedPerPartition","default":null},` +
-		`{"name":"partitionsToBeDeleted","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"doc":"partitions to be deleted","default":null}]}`
-
-	cleanMetadataSchema = `{"type":"record","name":"HoodieCleanMetadata","namespace":"org.apache.hudi.avro.model","fields":[` +
-		`{"name":"startCleanTime","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"timeTakenInMillis","type":"long"},` +
-		`{"name":"totalFilesDeleted","type":"int"},` +
-		`{"name":"earliestCommitToRetain","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"lastCompletedCommitTimestamp","type":{"type":"string","avro.java.string":"String"},"default":""},` +
-		`{"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieCleanPartitionMetadata","fields":[` +
-		`{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"policy","type":{"type":"string","avro.java.string":"String"}},` +
-		`{"name":"deletePathPatterns","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
-		`{"name":"successDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
-		`{"name":"failedDeleteFiles","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}},` +
-		`{"name":"isPartitionDeleted","type":["null","boolean"],"default":null}]},"avro.java.string":"String"}},` +
-		`{"name":"version","type":["int","null"],"default":1},` +
-		`{"name":"bootstrapPartitionMetadata","type":["null",{"type":"map","values":"HoodieCleanPartitionMetadata","avro.java.string":"String"}],"default":null}]}`
-)
+// Their writer schemas are avroschema.CleanerPlan and avroschema.CleanMetadata.
 
 // Versions Java 0.14 writes (CleanPlanner.LATEST_CLEAN_PLAN_VERSION,
 // CleanerUtils.LATEST_CLEAN_METADATA_VERSION).
@@ -119,7 +80,7 @@ func EncodeCleanerPlan(p *CleanerPlan) ([]byte, error) {
 		"filePathsToBeDeletedPerPartition": files,
 		"partitionsToBeDeleted":            avroStrings(p.PartitionsToBeDeleted),
 	}
-	return encodeContainer(cleanerPlanSchema, v, "cleaner plan")
+	return encodeContainer(avroschema.CleanerPlan.JSON(), v, "cleaner plan")
 }
 
 // DecodeCleanerPlan decodes clean.requested or clean.inflight. Empty input is an error
@@ -180,7 +141,7 @@ func EncodeCleanMetadata(m *CleanMetadata) ([]byte, error) {
 		"version":                      m.Version,
 		"bootstrapPartitionMetadata":   parts(m.BootstrapPartitionMetadata),
 	}
-	return encodeContainer(cleanMetadataSchema, v, "clean metadata")
+	return encodeContainer(avroschema.CleanMetadata.JSON(), v, "clean metadata")
 }
 
 // avroStrings turns a string slice into an Avro array value (never nil).

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
@@ -143,7 +144,7 @@ func TestCleanGolden(t *testing.T) {
 	}
 	for _, want := range []string{`"name":"HoodieCleanMetadata","namespace":"org.apache.hudi.avro.model"`,
 		`"name":"HoodieCleanPartitionMetadata"`, `"avro.java.string":"String"`} {
-		if !bytes.Contains([]byte(ws), []byte(want)) && !bytes.Contains([]byte(cleanMetadataSchema), []byte(want)) {
+		if !bytes.Contains([]byte(ws), []byte(want)) && !bytes.Contains([]byte(avroschema.CleanMetadata.JSON()), []byte(want)) {
 			t.Errorf("clean metadata schema lacks %s", want)
 		}
 	}

@@ -3,17 +3,9 @@ package commitmeta
 import (
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
-
-// requestedReplaceSchema014 is HoodieRequestedReplaceMetadata (with HoodieClusteringPlan,
-// HoodieClusteringGroup, HoodieSliceInfo and HoodieClusteringStrategy inlined) exactly as
-// Hudi 0.14 embeds it in replacecommit.requested: copied from the Spark-written fixture
-// cow/v6_simplekeygen_nonhivestyle_overwritetable (testdata
-// v6_cow_replacecommit_requested_overwrite.avro). It differs from the 1.x schema of
-// v9_cow_clustering_requested.avro only by lacking missingSchedulePartitions, which a
-// 0.14 reader would not know. Field order matters for Avro binary, so it is kept verbatim.
-const requestedReplaceSchema014 = `{"type":"record","name":"HoodieRequestedReplaceMetadata","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operationType","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"clusteringPlan","type":["null",{"type":"record","name":"HoodieClusteringPlan","fields":[{"name":"inputGroups","type":["null",{"type":"array","items":{"type":"record","name":"HoodieClusteringGroup","fields":[{"name":"slices","type":["null",{"type":"array","items":{"type":"record","name":"HoodieSliceInfo","fields":[{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"numOutputFileGroups","type":["int","null"],"default":1},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}}],"default":null},{"name":"strategy","type":["null",{"type":"record","name":"HoodieClusteringStrategy","fields":[{"name":"strategyClassName","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"preserveHoodieMetadata","type":["null","boolean"],"default":null}]}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1}]}`
 
 // EncodeRequestedReplace encodes m as Hudi 0.14 writes replacecommit.requested: an Avro
 // object container with one HoodieRequestedReplaceMetadata datum. Nil maps are written as
@@ -24,7 +16,7 @@ func EncodeRequestedReplace(m *RequestedReplaceMetadata) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("encode requested replace metadata: nil metadata")
 	}
-	s, err := avro.Parse(requestedReplaceSchema014)
+	s, err := avro.Parse(avroschema.RequestedReplaceMetadata.JSON())
 	if err != nil {
 		return nil, fmt.Errorf("encode requested replace metadata: %w", err)
 	}

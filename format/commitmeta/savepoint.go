@@ -1,16 +1,6 @@
 package commitmeta
 
-// savepointMetadataSchema is HoodieSavepointMetadata (hudi-common/src/main/avro/
-// HoodieSavePointMetadata.avsc, the revision with the version field, which Java has
-// written since long before 0.14) as Java's generated class prints it.
-const savepointMetadataSchema = `{"type":"record","name":"HoodieSavepointMetadata","namespace":"org.apache.hudi.avro.model","fields":[` +
-	`{"name":"savepointedBy","type":{"type":"string","avro.java.string":"String"}},` +
-	`{"name":"savepointedAt","type":"long"},` +
-	`{"name":"comments","type":{"type":"string","avro.java.string":"String"}},` +
-	`{"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieSavepointPartitionMetadata","fields":[` +
-	`{"name":"partitionPath","type":{"type":"string","avro.java.string":"String"}},` +
-	`{"name":"savepointDataFile","type":{"type":"array","items":{"type":"string","avro.java.string":"String"}}}]},"avro.java.string":"String"}},` +
-	`{"name":"version","type":["int","null"],"default":1}]}`
+import "github.com/hudi-go/hudi/format/avroschema"
 
 // SavepointMetadataVersion is the version Java writes (TimelineMetadataUtils' default).
 const SavepointMetadataVersion = 1
@@ -55,7 +45,7 @@ func EncodeSavepointMetadata(m *SavepointMetadata) ([]byte, error) {
 		"partitionMetadata": parts,
 		"version":           m.Version,
 	}
-	return encodeContainer(savepointMetadataSchema, v, "savepoint metadata")
+	return encodeContainer(avroschema.SavepointMetadata.JSON(), v, "savepoint metadata")
 }
 
 // DecodeSavepointMetadata decodes a completed savepoint file. Empty input is an error

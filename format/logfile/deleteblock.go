@@ -7,60 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
-
-// DeleteRecordListSchema is the Avro schema of the content of a version-3 DELETE_BLOCK:
-// Java's HoodieDeleteRecordList.avsc as of Hudi 0.14 to 1.1, with the wrapper records of
-// HoodieMetadata.avsc inlined where the union first names them. orderingVal is the flat
-// union of 0.14; Hudi's master later changed it to an array of that union, a different wire
-// format (delete blocks carry no schema, so the reader must know which one was written).
-// The union branch order is part of the format.
-const DeleteRecordListSchema = `{
-  "namespace": "org.apache.hudi.avro.model",
-  "type": "record",
-  "name": "HoodieDeleteRecordList",
-  "doc": "A list of delete records stored in the delete block in log block version 3",
-  "fields": [
-    {
-      "name": "deleteRecordList",
-      "doc": "A list of Hudi records to delete",
-      "type": {
-        "type": "array",
-        "items": {
-          "name": "HoodieDeleteRecord",
-          "type": "record",
-          "doc": "Individual Hudi record to delete",
-          "fields": [
-            {"name": "recordKey", "doc": "Record key in String", "type": ["null", "string"], "default": null},
-            {"name": "partitionPath", "doc": "Partition path in String", "type": ["null", "string"], "default": null},
-            {
-              "name": "orderingVal",
-              "doc": "Ordering value determining the order of merging on the same key",
-              "type": [
-                "null",
-                {"type": "record", "name": "BooleanWrapper", "fields": [{"name": "value", "type": "boolean"}]},
-                {"type": "record", "name": "IntWrapper", "fields": [{"name": "value", "type": "int"}]},
-                {"type": "record", "name": "LongWrapper", "fields": [{"name": "value", "type": "long"}]},
-                {"type": "record", "name": "FloatWrapper", "fields": [{"name": "value", "type": "float"}]},
-                {"type": "record", "name": "DoubleWrapper", "fields": [{"name": "value", "type": "double"}]},
-                {"type": "record", "name": "BytesWrapper", "fields": [{"name": "value", "type": "bytes"}]},
-                {"type": "record", "name": "StringWrapper", "fields": [{"name": "value", "type": "string"}]},
-                {"type": "record", "name": "DateWrapper", "fields": [{"name": "value", "type": "int"}]},
-                {"type": "record", "name": "DecimalWrapper", "fields": [{"name": "value",
-                  "type": {"type": "bytes", "logicalType": "decimal", "precision": 30, "scale": 15}}]},
-                {"type": "record", "name": "TimeMicrosWrapper", "fields": [{"name": "value",
-                  "type": {"type": "long", "logicalType": "time-micros"}}]},
-                {"type": "record", "name": "TimestampMicrosWrapper", "fields": [{"name": "value", "type": "long"}]}
-              ],
-              "default": null
-            }
-          ]
-        }
-      }
-    }
-  ]
-}`
 
 // DeleteRecordListNamespace is the namespace of the delete-record schema and its wrappers.
 const DeleteRecordListNamespace = "org.apache.hudi.avro.model"
@@ -116,12 +65,12 @@ const (
 // deleteSchemas holds the parsed delete-record schemas. Parsing is deferred to first use so
 // that importing the package costs nothing.
 type deleteSchemas struct {
-	// canonical is DeleteRecordListSchema; it encodes (with tagged union values naming the
+	// canonical is avroschema.DeleteRecordList; it encodes (with tagged union values naming the
 	// wrapper).
 	canonical *avro.Schema
 	// view decodes. Decoded unions do not say which branch they came from, and several
 	// wrappers share a shape (Int/Date, Long/TimeMicros/TimestampMicros, Bytes/Decimal).
-	// Field names do not appear in Avro binary data, so view is DeleteRecordListSchema with
+	// Field names do not appear in Avro binary data, so view is avroschema.DeleteRecordList with
 	// each wrapper's field renamed to the wrapper's name: the same bytes decode to
 	// {"DateWrapper": 19000} instead of {"value": 19000}.
 	view *avro.Schema
@@ -129,11 +78,11 @@ type deleteSchemas struct {
 }
 
 var loadDeleteSchemas = sync.OnceValue(func() deleteSchemas {
-	canonical, err := avro.Parse(DeleteRecordListSchema)
+	canonical, err := avro.Parse(avroschema.DeleteRecordList.JSON())
 	if err != nil {
 		return deleteSchemas{err: fmt.Errorf("parse delete record list schema: %w", err)}
 	}
-	viewJSON, err := wrapperFieldsRenamed(DeleteRecordListSchema)
+	viewJSON, err := wrapperFieldsRenamed(avroschema.DeleteRecordList.JSON())
 	if err != nil {
 		return deleteSchemas{err: fmt.Errorf("derive delete record list decoding schema: %w", err)}
 	}
@@ -181,7 +130,7 @@ func wrapperFieldsRenamed(schemaJSON string) (string, error) {
 //
 //	int32 version | int32 dataLength | dataLength bytes
 //
-// Version 3 data is the Avro binary of HoodieDeleteRecordList (DeleteRecordListSchema).
+// Version 3 data is the Avro binary of HoodieDeleteRecordList (avroschema.DeleteRecordList).
 // Versions 1 and 2 (Hudi before 0.11) hold Java-serialized (Kryo) objects that cannot be read
 // outside the JVM and are reported as unsupported. Like Java, bytes after the data are
 // ignored.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
@@ -213,8 +214,8 @@ func TestDeleteBlockRoundTrip(t *testing.T) {
 	}
 
 	// The encoding must be the canonical schema's: decode it independently with
-	// internal/avro and DeleteRecordListSchema.
-	s, err := avro.Parse(DeleteRecordListSchema)
+	// internal/avro and avroschema.DeleteRecordList.
+	s, err := avro.Parse(avroschema.DeleteRecordList.JSON())
 	if err != nil {
 		t.Fatal(err)
 	}

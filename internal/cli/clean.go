@@ -11,7 +11,7 @@ import (
 
 func newCleanCmd(e *env) *cobra.Command {
 	var dryRun bool
-	var format string
+	var format, progress string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "clean TABLE",
@@ -28,6 +28,9 @@ policy. Savepointed files and slices needed by pending compactions are never del
 --dry-run lists the files that would be deleted and changes nothing.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkProgressMode(progress); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
@@ -39,7 +42,9 @@ policy. Savepointed files and slices needed by pending compactions are never del
 			if err != nil {
 				return err
 			}
+			stop := startActivity(e.stderr, progress, "clean "+args[0])
 			res, err := t.Clean(cmd.Context(), hudi.CleanOptions{DryRun: dryRun, Settings: settings})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -78,6 +83,7 @@ policy. Savepointed files and slices needed by pending compactions are never del
 	f := cmd.Flags()
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be deleted; change nothing")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once it runs 2 s), always or never")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	return cmd
 }

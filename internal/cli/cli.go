@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -46,13 +48,21 @@ type env struct {
 // Main runs the CLI with args (without the program name) and returns the exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
 	e := &env{stdout: stdout, stderr: stderr, isTerminal: stdoutIsTerminal,
-		logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+		logger: slog.New(&plainHandler{w: stderr, level: slog.LevelWarn})}
 	root := &cobra.Command{
-		Use:           "hudi",
-		Short:         "Apache Hudi tables without a JVM: read, describe and inspect Hudi tables",
+		Use:   "hudi",
+		Short: "Apache Hudi tables without a JVM: create, write, read and query them with Spark SQL, run their table services",
+		Long: `Apache Hudi tables without a JVM.
+
+hudi reads Hudi tables (versions 6, 8 and 9) and writes version 6 (Hudi 0.14's format):
+create and write tables, read them (snapshot, time travel, read-optimized, incremental),
+query and change them with Spark SQL (hudi sql), and run their table services (compact,
+cluster, clean, archive, rollback, savepoint).`,
+		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("hudi {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetArgs(args)
@@ -105,3 +115,49 @@ func exactArgs(n int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// Version is hudi-go's version, set at build time with
+// -ldflags "-X github.com/hudi-go/hudi/internal/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// plainHandler prints log records as plain lines for people — "hudi: warning: message
+// key=value …" — rather than slog's time=… level=WARN text.
+type plainHandler struct {
+	w     io.Writer
+	level slog.Level
+	attrs []slog.Attr
+	mu    sync.Mutex
+}
+
+func (h *plainHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
+
+func (h *plainHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("hudi: ")
+	switch {
+	case r.Level >= slog.LevelError:
+		b.WriteString("error: ")
+	case r.Level >= slog.LevelWarn:
+		b.WriteString("warning: ")
+	}
+	b.WriteString(r.Message)
+	write := func(a slog.Attr) bool {
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Any())
+		return true
+	}
+	for _, a := range h.attrs {
+		write(a)
+	}
+	r.Attrs(write)
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *plainHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &plainHandler{w: h.w, level: h.level, attrs: append(append([]slog.Attr{}, h.attrs...), attrs...)}
+}
+
+func (h *plainHandler) WithGroup(string) slog.Handler { return h }

@@ -12,7 +12,7 @@ import (
 
 func newClusterCmd(e *env) *cobra.Command {
 	var schedule, run, dryRun bool
-	var format string
+	var format, progress string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "cluster TABLE",
@@ -32,6 +32,9 @@ hoodie.clustering.preserve.commit.metadata=false; sort with
 --set hoodie.clustering.plan.strategy.sort.columns=a,b.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkProgressMode(progress); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
@@ -46,7 +49,9 @@ hoodie.clustering.preserve.commit.metadata=false; sort with
 			if err != nil {
 				return err
 			}
+			stop := startActivity(e.stderr, progress, "cluster "+args[0])
 			res, err := t.Cluster(cmd.Context(), hudi.ClusterOptions{Schedule: schedule, Run: run, DryRun: dryRun, Settings: settings})
+			stop()
 			if err != nil {
 				return err
 			}
@@ -89,6 +94,7 @@ hoodie.clustering.preserve.commit.metadata=false; sort with
 	f.BoolVar(&run, "run", false, "execute pending clusterings")
 	f.BoolVar(&dryRun, "dry-run", false, "print the plan --schedule would write, change nothing")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once it runs 2 s), always or never")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	return cmd
 }

@@ -11,7 +11,7 @@ import (
 
 func newCompactCmd(e *env) *cobra.Command {
 	var schedule, run bool
-	var format string
+	var format, progress string
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "compact TABLE",
@@ -24,6 +24,9 @@ func newCompactCmd(e *env) *cobra.Command {
 left by a killed run, and commits it as <instant>.commit. Without either flag both happen.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkProgressMode(progress); err != nil {
+				return err
+			}
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
@@ -35,12 +38,14 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 			if err != nil {
 				return err
 			}
+			stop := startActivity(e.stderr, progress, "compact "+args[0])
 			res, err := t.Compact(cmd.Context(), hudi.CompactOptions{Schedule: schedule, Run: run, Settings: settings})
+			stop()
 			if err != nil {
 				return err
 			}
 			if format == "json" {
-				b, err := json.Marshal(res)
+				b, err := compactJSON(res)
 				if err != nil {
 					return err
 				}
@@ -52,8 +57,10 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 				fmt.Fprintf(e.stdout, "compacted: instant %s, %d files, %d bytes\n", res.Instant, res.FilesWritten, res.Bytes)
 			case res.Scheduled != "":
 				fmt.Fprintf(e.stdout, "scheduled compaction %s\n", res.Scheduled)
-			default:
+			case res.Message != "":
 				fmt.Fprintln(e.stdout, res.Message)
+			default:
+				fmt.Fprintln(e.stdout, "nothing to compact")
 			}
 			return nil
 		},
@@ -62,6 +69,31 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 	f.BoolVar(&schedule, "schedule", false, "plan a compaction")
 	f.BoolVar(&run, "run", false, "execute pending compactions")
 	f.StringVar(&format, "format", "text", "output: text or json")
+	f.StringVar(&progress, "progress", "auto", "progress lines on stderr: auto (once it runs 2 s), always or never")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
 	return cmd
+}
+
+// compactJSON is the result of compact as JSON (docs/cli.md): instant, action,
+// operation and the counts appear only when a compaction completed, and a run with nothing to do says so
+// in message instead of printing empty fields.
+func compactJSON(res *hudi.CompactResult) ([]byte, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	if !res.Completed {
+		// Nothing was committed: no instant, action, operation or counts to report.
+		for _, k := range []string{"instant", "action", "operation", "files_written", "bytes"} {
+			delete(m, k)
+		}
+	}
+	if !res.Completed && res.Scheduled == "" && res.Message == "" {
+		m["message"] = "nothing to compact"
+	}
+	return json.Marshal(m)
 }

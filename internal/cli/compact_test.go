@@ -48,6 +48,11 @@ func TestCompactCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "nothing to compact") {
 		t.Errorf("compact with nothing to do: exit %d: %s %s", code, out, stderr)
 	}
+	// With nothing to do, JSON says so and has no empty instant.
+	out, stderr, code = run(t, "compact", dir, "--format", "json")
+	if code != 0 || strings.Contains(out, `"instant"`) || !strings.Contains(out, `"message":"nothing to compact`) || strings.Contains(out, `"action"`) || !strings.Contains(out, `"completed":false`) {
+		t.Errorf("compact --format json with nothing to do: exit %d: %s %s", code, out, stderr)
+	}
 	if _, _, code := run(t, "compact", dir, "--format", "yaml"); code == 0 {
 		t.Error("bad --format accepted")
 	}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/sparktype"
 	"github.com/hudi-go/hudi/spec"
 )
 
@@ -22,6 +25,16 @@ type TimelineEntry struct {
 	State          string `json:"state"`
 	CompletionTime string `json:"completion_time,omitempty"`
 	Archived       bool   `json:"archived,omitempty"`
+	// Operation and the stats of a completed commit, deltacommit or replacecommit (the
+	// columns of hudi-cli's `commits show`); absent for other instants.
+	Operation                 string `json:"operation,omitempty"`
+	TotalBytesWritten         *int64 `json:"total_bytes_written,omitempty"`
+	TotalFilesAdded           *int64 `json:"total_files_added,omitempty"`
+	TotalFilesUpdated         *int64 `json:"total_files_updated,omitempty"`
+	TotalPartitionsWritten    *int64 `json:"total_partitions_written,omitempty"`
+	TotalRecordsWritten       *int64 `json:"total_records_written,omitempty"`
+	TotalUpdateRecordsWritten *int64 `json:"total_update_records_written,omitempty"`
+	TotalErrors               *int64 `json:"total_errors,omitempty"`
 }
 
 func newTimelineCmd(e *env) *cobra.Command {
@@ -29,8 +42,13 @@ func newTimelineCmd(e *env) *cobra.Command {
 	var archived bool
 	cmd := &cobra.Command{
 		Use:   "timeline TABLE",
-		Short: "List the table's instants: time, action, state and (v8+) completion time",
-		Args:  exactArgs(1),
+		Short: "List the table's instants: time, action, state, completion time, and each commit's operation and stats",
+		Long: `List the table's instants: time, action, state and completion time (table version 8+:
+from the timeline; version 6: the completed file's modification time, as Java's v6
+timeline does), and for each completed commit, deltacommit and replacecommit its
+operation and stats, the columns of hudi-cli's "commits show": bytes written, files
+added and updated, partitions written, records written and updated, errors.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
@@ -39,7 +57,7 @@ func newTimelineCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			entries := timelineEntries(t)
+			entries := timelineEntries(cmd.Context(), t)
 			if archived {
 				arch, err := t.Meta().Archived(cmd.Context())
 				if err != nil {
@@ -60,13 +78,21 @@ func newTimelineCmd(e *env) *cobra.Command {
 				return writeJSON(e.stdout, entries)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "INSTANT\tACTION\tSTATE\tCOMPLETED\tARCHIVED")
+			fmt.Fprintln(tw, "INSTANT\tACTION\tSTATE\tCOMPLETED\tOPERATION\tBYTES\tFILES ADDED\tFILES UPDATED\tPARTITIONS\tRECORDS\tUPDATED\tERRORS\tARCHIVED")
+			n := func(v *int64) string {
+				if v == nil {
+					return ""
+				}
+				return strconv.FormatInt(*v, 10)
+			}
 			for _, en := range entries {
 				arch := ""
 				if en.Archived {
 					arch = "yes"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", en.Instant, en.Action, en.State, en.CompletionTime, arch)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", en.Instant, en.Action, en.State, en.CompletionTime,
+					strings.ToLower(en.Operation), n(en.TotalBytesWritten), n(en.TotalFilesAdded), n(en.TotalFilesUpdated), n(en.TotalPartitionsWritten),
+					n(en.TotalRecordsWritten), n(en.TotalUpdateRecordsWritten), n(en.TotalErrors), arch)
 			}
 			return tw.Flush()
 		},
@@ -76,13 +102,56 @@ func newTimelineCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func timelineEntries(t *hudi.Table) []TimelineEntry {
+func timelineEntries(ctx context.Context, t *hudi.Table) []TimelineEntry {
+	m := t.Meta()
 	entries := []TimelineEntry{}
-	for _, in := range t.Meta().Timeline.Instants {
-		entries = append(entries, TimelineEntry{Instant: string(in.Time), Action: string(in.Action),
-			State: in.State.String(), CompletionTime: string(in.Completion)})
+	for _, in := range m.Timeline.Instants {
+		en := TimelineEntry{Instant: string(in.Time), Action: string(in.Action),
+			State: in.State.String(), CompletionTime: string(in.Completion)}
+		if en.CompletionTime == "" && in.IsCompleted() {
+			// Table version 6 records no completion time: Java's v6 timeline takes the
+			// completed file's modification time (HoodieInstant's stateTransitionTime).
+			if f, ok := in.File(spec.StateCompleted); ok {
+				if fi, err := m.Storage.Stat(ctx, f); err == nil {
+					en.CompletionTime = fi.ModTime.Local().Format("20060102150405.000")
+					en.CompletionTime = strings.Replace(en.CompletionTime, ".", "", 1)
+				}
+			}
+		}
+		switch in.Action {
+		case spec.ActionCommit, spec.ActionDeltaCommit, spec.ActionReplaceCommit:
+			if in.IsCompleted() {
+				if cm, err := m.CommitMetadata(ctx, in); err == nil {
+					addCommitStats(&en, cm)
+				}
+			}
+		}
+		entries = append(entries, en)
 	}
 	return entries
+}
+
+// addCommitStats fills an entry with a commit's operation and the sums of hudi-cli's
+// `commits show` (CommitsCommand: files added are write stats without a previous commit).
+func addCommitStats(en *TimelineEntry, cm *commitmeta.CommitMetadata) {
+	var bytes, added, updated, parts, records, updates, errs int64
+	for _, stats := range cm.PartitionToWriteStats {
+		parts++
+		for _, s := range stats {
+			bytes += s.TotalWriteBytes
+			if s.PrevCommit == "" || s.PrevCommit == commitmeta.NullCommit {
+				added++
+			} else {
+				updated++
+			}
+			records += s.NumWrites
+			updates += s.NumUpdateWrites
+			errs += s.TotalWriteErrors
+		}
+	}
+	en.Operation = cm.OperationType
+	en.TotalBytesWritten, en.TotalFilesAdded, en.TotalFilesUpdated = &bytes, &added, &updated
+	en.TotalPartitionsWritten, en.TotalRecordsWritten, en.TotalUpdateRecordsWritten, en.TotalErrors = &parts, &records, &updates, &errs
 }
 
 func stateRank(s string) int {
@@ -129,9 +198,11 @@ type Description struct {
 
 // ColumnInfo is one schema column.
 type ColumnInfo struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Nullable bool   `json:"nullable"`
+	Name string `json:"name"`
+	Type string `json:"type"` // Arrow's name of the type (kept for scripts that read it)
+	// SparkType is Spark SQL's name of the type (DESCRIBE's data_type).
+	SparkType string `json:"spark_type"`
+	Nullable  bool   `json:"nullable"`
 }
 
 // PartitionInfo summarizes one partition's latest file slices.
@@ -187,7 +258,7 @@ func describe(ctx context.Context, path string) (*Description, error) {
 		return nil, err
 	}
 	for _, f := range scan.Schema().Fields() {
-		d.Schema = append(d.Schema, ColumnInfo{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
+		d.Schema = append(d.Schema, ColumnInfo{Name: f.Name, Type: f.Type.String(), SparkType: sparktype.Of(f.Type), Nullable: f.Nullable})
 	}
 	listing, err := m.List(ctx)
 	if err != nil {
@@ -240,7 +311,11 @@ func writeDescription(w io.Writer, d *Description) error {
 	fmt.Fprintf(tw, "File groups:\t%d in %d partition(s), %d bytes\n", d.FileGroups, len(d.Partitions), d.TotalBytes)
 	fmt.Fprintln(tw, "\nSchema:")
 	for _, c := range d.Schema {
-		fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Type)
+		nn := ""
+		if !c.Nullable {
+			nn = "\tNOT NULL"
+		}
+		fmt.Fprintf(tw, "  %s\t%s%s\n", c.Name, c.SparkType, nn)
 	}
 	if len(d.Partitions) > 0 {
 		fmt.Fprintln(tw, "\nPartitions:\n  PATH\tFILE GROUPS\tBASE\tLOGS\tBYTES")
@@ -250,6 +325,17 @@ func writeDescription(w io.Writer, d *Description) error {
 				path = "(non-partitioned)"
 			}
 			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\n", path, p.FileGroups, p.BaseFiles, p.LogFiles, p.Bytes)
+		}
+	}
+	if len(d.Properties) > 0 {
+		fmt.Fprintln(tw, "\nProperties:")
+		keys := make([]string, 0, len(d.Properties))
+		for k := range d.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t%s\n", k, d.Properties[k])
 		}
 	}
 	return tw.Flush()

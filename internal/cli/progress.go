@@ -25,11 +25,15 @@ type progressPrinter struct {
 	rows      int64
 }
 
+// progressAfter is how long an operation runs quietly in --progress auto before its first
+// progress line: a quick command prints nothing on stderr.
+const progressAfter = 2 * time.Second
+
 func newProgressPrinter(w io.Writer, mode string) (*progressPrinter, error) {
 	p := &progressPrinter{w: w, every: time.Second, now: time.Now}
 	switch mode {
 	case "auto":
-		p.after = 2 * time.Second
+		p.after = progressAfter
 	case "always":
 	case "never":
 		return nil, nil
@@ -67,4 +71,64 @@ func (p *progressPrinter) report(pr hudi.WriteProgress) {
 		line += fmt.Sprintf(" %d rows", pr.Done)
 	}
 	fmt.Fprintln(p.w, line)
+}
+
+// activity prints "hudi: 12.0s <what>" on stderr while a long operation that reports no
+// progress of its own runs (a query, a table service), so a user can tell it is alive:
+// nothing in the first `after` (auto: 2 s), then a line per `every` (5 s). The returned
+// stop ends it; when any line was printed, stop prints the final "done" line with the
+// total time.
+func startActivity(w io.Writer, mode, what string) (stop func()) {
+	after, every := progressAfter, 5*time.Second
+	switch mode {
+	case "never":
+		return func() {}
+	case "always":
+		after, every = 0, time.Second
+	}
+	start := time.Now()
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	printed := false
+	wait := after
+	if after == 0 {
+		fmt.Fprintf(w, "hudi: %6.1fs %s\n", 0.0, what)
+		printed, wait = true, every
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-time.After(wait):
+			}
+			mu.Lock()
+			fmt.Fprintf(w, "hudi: %6.1fs %s\n", time.Since(start).Seconds(), what)
+			printed = true
+			mu.Unlock()
+			wait = every
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(quit)
+			wg.Wait()
+			if printed {
+				fmt.Fprintf(w, "hudi: %6.1fs %s: done\n", time.Since(start).Seconds(), what)
+			}
+		})
+	}
+}
+
+// checkProgressMode validates a --progress value.
+func checkProgressMode(mode string) error {
+	switch mode {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usagef("--progress %q: want auto, always or never", mode)
 }

@@ -27,8 +27,10 @@ func newReadCmd(e *env) *cobra.Command {
 		Short: "Query a table: snapshot (default), time travel, read-optimized or incremental",
 		Long: `Query a Hudi table and print its rows.
 
-Formats: jsonl (canonical JSON Lines), table (aligned text) and csv. The default is
-table when stdout is a terminal and jsonl otherwise.`,
+Formats: jsonl (canonical JSON Lines), table (aligned text; column widths come from the
+first 1000 rows, then rows stream), vertical (one "column | value" block per row, for
+rows wider than the screen) and csv. The default is table when stdout is a terminal and
+jsonl otherwise. Every format streams: memory does not grow with the table.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "" {
@@ -37,8 +39,8 @@ table when stdout is a terminal and jsonl otherwise.`,
 					format = "table"
 				}
 			}
-			if format != "jsonl" && format != "table" && format != "csv" {
-				return usagef("--format %q: want jsonl, table or csv", format)
+			if format != "jsonl" && format != "table" && format != "csv" && format != "vertical" {
+				return usagef("--format %q: want jsonl, table, vertical or csv", format)
 			}
 			if (begin != "" || end != "") && !incremental && !cdc {
 				return usagef("--begin and --end need --incremental or --cdc")
@@ -75,7 +77,7 @@ table when stdout is a terminal and jsonl otherwise.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "output format: jsonl, table or csv")
+	f.StringVar(&format, "format", "", "output format: jsonl, table, vertical (one block per row, for wide rows) or csv")
 	f.StringVar(&asOf, "as-of", "", "time travel to an instant (yyyyMMddHHmmssSSS, 'yyyy-MM-dd HH:mm:ss.SSS' or yyyy-MM-dd)")
 	f.BoolVar(&readOptimized, "read-optimized", false, "read base files only (merge-on-read tables)")
 	f.BoolVar(&incremental, "incremental", false, "read records written in (--begin, --end]")
@@ -133,15 +135,19 @@ func runRead(ctx context.Context, e *env, path string, opts hudi.ScanOptions, fo
 		}
 		return err
 	default:
-		var recs []arrow.RecordBatch
-		defer func() {
-			for _, r := range recs {
-				r.Release()
-			}
-		}()
+		// table, vertical and csv stream too: the table format sizes its columns from a
+		// bounded sample (rows.go), so memory does not grow with the table.
+		sc := scan.Schema()
+		if noMeta {
+			sc = dropMeta(sc)
+		}
+		p := newRowPrinter(e.stdout, sc, format)
 		err = scan.Run(ctx, func(rec arrow.Record) error {
 			r, done := take(rec)
-			recs = append(recs, r)
+			defer r.Release()
+			if err := p.write(r); err != nil {
+				return err
+			}
 			if done {
 				return errLimitReached
 			}
@@ -150,19 +156,22 @@ func runRead(ctx context.Context, e *env, path string, opts hudi.ScanOptions, fo
 		if err != nil && !errors.Is(err, errLimitReached) {
 			return err
 		}
-		sc := scan.Schema()
-		if noMeta {
-			sc = dropMeta(sc)
-		}
-		if format == "csv" {
-			return jsonl.WriteCSV(e.stdout, sc, recs)
-		}
-		if err := jsonl.WriteTable(e.stdout, sc, recs); err != nil {
+		if err := p.close(); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "(%d rows)\n", rows)
+		if format != "csv" {
+			fmt.Fprintln(e.stderr, rowCount(rows))
+		}
 		return nil
 	}
+}
+
+// rowCount is the "(N rows)" line, "(1 row)" for one.
+func rowCount(n int) string {
+	if n == 1 {
+		return "(1 row)"
+	}
+	return fmt.Sprintf("(%d rows)", n)
 }
 
 func dropMeta(s *arrow.Schema) *arrow.Schema {

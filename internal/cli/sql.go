@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/hudi-go/hudi"
 	hsql "github.com/hudi-go/hudi/sql"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -26,8 +27,10 @@ func addSQLCommands(root *cobra.Command, e *env) {
 
 // sqlFlags are the flags `hudi sql` and `hudi quickstart` share.
 type sqlFlags struct {
-	warehouse, timezone, format string
-	sets                        []string
+	warehouse, timezone, format, progress string
+	sets                                  []string
+	// writes receives the progress of the running statement's writes (see runScript).
+	writes *progressPrinter
 }
 
 func (f *sqlFlags) register(cmd *cobra.Command) {
@@ -35,17 +38,22 @@ func (f *sqlFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.timezone, "timezone", "", "session time zone for TIMESTAMP literals (spark.sql.session.timeZone; default: the system zone)")
 	fl.StringVar(&f.format, "format", "table", "result format: table, jsonl or csv")
 	fl.StringArrayVar(&f.sets, "set", nil, "session setting key=value, as SET does (repeatable)")
+	fl.StringVar(&f.progress, "progress", "auto", "progress lines on stderr for long statements: auto (once one runs 2 s), always or never")
 }
 
 func (f *sqlFlags) options(e *env) (hsql.Options, error) {
 	if f.format != hsql.FormatTable && f.format != hsql.FormatJSONL && f.format != hsql.FormatCSV {
 		return hsql.Options{}, usagef("--format %q: want table, jsonl or csv", f.format)
 	}
+	if err := checkProgressMode(f.progress); err != nil {
+		return hsql.Options{}, err
+	}
 	settings, err := parseSettings(f.sets)
 	if err != nil {
 		return hsql.Options{}, err
 	}
-	return hsql.Options{Warehouse: f.warehouse, TimeZone: f.timezone, Settings: settings, Logger: e.logger}, nil
+	return hsql.Options{Warehouse: f.warehouse, TimeZone: f.timezone, Settings: settings, Logger: e.logger,
+		Progress: func(p hudi.WriteProgress) { f.writes.report(p) }, StreamResults: true}, nil
 }
 
 func newSQLCmd(e *env) *cobra.Command {
@@ -81,19 +89,19 @@ statements of stdin otherwise. Scripts stop at the first failing statement.`,
 			in := cmd.InOrStdin()
 			switch {
 			case stmt != "":
-				return runScript(cmd.Context(), e, eng, stmt, f.format)
+				return runScript(cmd.Context(), e, eng, stmt, &f)
 			case file == "-":
 				b, err := io.ReadAll(in)
 				if err != nil {
 					return err
 				}
-				return runScript(cmd.Context(), e, eng, string(b), f.format)
+				return runScript(cmd.Context(), e, eng, string(b), &f)
 			case file != "":
 				b, err := os.ReadFile(file)
 				if err != nil {
 					return err
 				}
-				if err := runScript(cmd.Context(), e, eng, string(b), f.format); err != nil {
+				if err := runScript(cmd.Context(), e, eng, string(b), &f); err != nil {
 					return fmt.Errorf("%s: %w", file, err)
 				}
 				return nil
@@ -105,7 +113,7 @@ statements of stdin otherwise. Scripts stop at the first failing statement.`,
 			if err != nil {
 				return err
 			}
-			return runScript(cmd.Context(), e, eng, string(b), f.format)
+			return runScript(cmd.Context(), e, eng, string(b), &f)
 		},
 	}
 	cmd.Flags().StringVarP(&stmt, "execute", "e", "", "statements to run (';'-separated)")
@@ -115,11 +123,45 @@ statements of stdin otherwise. Scripts stop at the first failing statement.`,
 	return cmd
 }
 
-// runScript runs statements in order, printing each result; it stops at the first error.
-func runScript(ctx context.Context, e *env, eng *hsql.Engine, script, format string) error {
-	return eng.Run(ctx, script, func(_ parser.Statement, r *hsql.Result) error {
-		return hsql.WriteResult(e.stdout, e.stderr, r, format)
+// runScript runs statements in order, each parsed just before it runs, printing each
+// result; it stops at the first error — a statement that does not parse included — after
+// the statements before it ran, as spark-sql runs a script. A statement running longer
+// than 2 s shows progress on stderr: its writes' phases, and a line every 5 s otherwise.
+func runScript(ctx context.Context, e *env, eng *hsql.Engine, script string, f *sqlFlags) error {
+	return parser.ParseEach(script, func(st parser.Statement) error {
+		stop := startActivity(e.stderr, f.progress, statementLabel(st))
+		f.writes, _ = newProgressPrinter(e.stderr, f.progress)
+		r, err := eng.Exec(ctx, st)
+		stop()
+		f.writes = nil
+		if err != nil {
+			return err
+		}
+		defer r.Release()
+		return hsql.WriteResult(e.stdout, e.stderr, r, f.format)
 	})
+}
+
+// statementLabel names a statement in progress lines.
+func statementLabel(st parser.Statement) string {
+	line := fmt.Sprintf(" (line %d)", st.Position().Line)
+	switch s := st.(type) {
+	case *parser.Select:
+		return "query" + line
+	case *parser.Insert:
+		return "INSERT INTO " + s.Table.String() + line
+	case *parser.CreateTable:
+		return "CREATE TABLE " + s.Table.String() + line
+	case *parser.Update:
+		return "UPDATE " + s.Table.String() + line
+	case *parser.Delete:
+		return "DELETE FROM " + s.Table.String() + line
+	case *parser.Merge:
+		return "MERGE INTO " + s.Target.String() + line
+	case *parser.Call:
+		return "CALL " + s.Procedure + line
+	}
+	return "statement" + line
 }
 
 // repl is the interactive prompt: lines are collected until a statement ends with ';',

@@ -131,3 +131,47 @@ func TestNoSQLBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLScriptStopsAtBadStatement: a piped script runs the statements before a bad one
+// (here a syntax error on line 3), stops there with an error naming the line, and runs
+// nothing after it — as spark-sql does.
+func TestSQLScriptStopsAtBadStatement(t *testing.T) {
+	wh := t.TempDir()
+	_, stderr, code := run(t, "sql", "--warehouse", wh, "-e", `CREATE TABLE t (id INT, name STRING) USING HUDI TBLPROPERTIES (primaryKey = 'id');
+INSERT INTO t VALUES (1, 'a');
+INSRT INTO t VALUES (2, 'b');
+INSERT INTO t VALUES (3, 'c')`)
+	if code != ExitRuntime || !strings.Contains(stderr, "syntax error at line 3") {
+		t.Fatalf("exit %d, stderr %q; want a syntax error at line 3", code, stderr)
+	}
+	out, stderr, code := run(t, "sql", "--warehouse", wh, "--format", "csv", "-e", "SELECT id FROM t ORDER BY id")
+	if code != 0 || out != "id\n1\n" {
+		t.Errorf("after the script (exit %d, %s): %q, want only the row inserted before the bad statement", code, stderr, out)
+	}
+}
+
+// TestProgressLines: with --progress always, SQL statements and table services print
+// progress lines on stderr (stdout keeps only results); never prints none.
+func TestProgressLines(t *testing.T) {
+	wh := t.TempDir()
+	out, stderr, code := run(t, "sql", "--warehouse", wh, "--progress", "always", "--format", "csv", "-e", `CREATE TABLE t (id INT, name STRING) USING HUDI TBLPROPERTIES (primaryKey = 'id', type = 'mor');
+INSERT INTO t VALUES (1, 'a');
+UPDATE t SET name = 'b' WHERE id = 1;
+SELECT count(*) AS n FROM t`)
+	if code != 0 || out != "n\n1\n" {
+		t.Fatalf("exit %d: %q %s", code, out, stderr)
+	}
+	for _, want := range []string{"INSERT INTO t (line 2)", "hudi: ", "query (line 4)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	_, stderr, code = run(t, "compact", filepath.Join(wh, "t"), "--progress", "always")
+	if code != 0 || !strings.Contains(stderr, "hudi:    0.0s compact ") || !strings.Contains(stderr, ": done") {
+		t.Errorf("compact: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, _ = run(t, "sql", "--warehouse", wh, "--progress", "never", "-e", "SELECT 1")
+	if strings.Contains(stderr, "hudi: ") {
+		t.Errorf("--progress never printed %q", stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -164,6 +165,11 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 	if pp != nil {
 		wo.Progress = pp.report
 	}
+	if op == "delete_partition" {
+		if err := checkPartitionsExist(ctx, t, settings["hoodie.datasource.write.partitions.to.delete"]); err != nil {
+			return err
+		}
+	}
 	var res *hudi.WriteResult
 	if input == "" {
 		res, err = t.Write(ctx, nil, wo)
@@ -198,6 +204,11 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 		if encErr := json.NewEncoder(e.stdout).Encode(out); encErr != nil {
 			return encErr
 		}
+		return err
+	}
+	if len(res.Partitions) > 0 {
+		fmt.Fprintf(e.stdout, "committed %s %s (%s): dropped %d partition(s): %s\n", res.Action, res.Instant, res.Operation,
+			len(res.Partitions), strings.Join(res.Partitions, ", "))
 		return err
 	}
 	fmt.Fprintf(e.stdout, "committed %s %s (%s): %d file(s), %d inserted, %d updated, %d deleted, %d bytes\n",
@@ -291,6 +302,40 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, 
 			}
 		}
 	}), done, nil
+}
+
+// checkPartitionsExist refuses a delete_partition whose hoodie.datasource.write.partitions.to.delete
+// names a partition (or a pattern) that matches none of the table's: Java commits an empty
+// replacecommit then, which on the command line is almost always a typo — a
+// non-hive-style path for a hive-style table, say. hudi-go's choice (docs/cli.md).
+func checkPartitionsExist(ctx context.Context, t *hudi.Table, list string) error {
+	if strings.TrimSpace(list) == "" {
+		return nil
+	}
+	m := t.Meta()
+	listing, err := m.List(ctx)
+	if err != nil {
+		return err
+	}
+	view, err := m.View(ctx, listing, "")
+	if err != nil {
+		return err
+	}
+	existing := view.Partitions()
+	for _, pat := range strings.Split(list, ",") {
+		pat = strings.TrimSpace(pat)
+		found := false
+		for _, p := range existing {
+			if ok, _ := path.Match(pat, p); ok || p == pat {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("delete_partition: %q names no partition of the table (partitions: %s); nothing was written", pat, strings.Join(existing, ", "))
+		}
+	}
+	return nil
 }
 
 // deleteColumns are the columns each row of a delete must name: the record key fields and,

@@ -15,6 +15,7 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/schema"
@@ -80,7 +81,7 @@ func hambaAvroBlock(t *testing.T, b *logfile.Block) []map[string]any {
 // ordering value is reported by its wrapper name.
 func hambaDeleteBlock(t *testing.T, b *logfile.Block) []map[string]any {
 	t.Helper()
-	sc, err := hamba.Parse(logfile.DeleteRecordListSchema)
+	sc, err := hamba.Parse(avroschema.DeleteRecordList.JSON())
 	if err != nil {
 		t.Fatal(err)
 	}

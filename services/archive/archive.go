@@ -459,7 +459,7 @@ func describe(ins []timeline.Instant) []ArchivedInstant {
 }
 
 // Execute writes the plan's instants to a new archive log file, then deletes their
-// timeline files (commit.DeleteArchivedInstants).
+// timeline files (commit.Timeline.DeleteArchivedInstants).
 func Execute(ctx context.Context, t *table.Table, p *Plan, o Options) (*Result, error) {
 	o = o.withDefaults()
 	res := &Result{Operation: "archive", Message: p.Message, InstantsArchived: describe(p.Instants)}
@@ -474,12 +474,13 @@ func Execute(ctx context.Context, t *table.Table, p *Plan, o Options) (*Result, 
 		return nil, err
 	}
 	dir := storage.Join(timeline.MetaDir, archiveFolder(t))
-	path, err := commit.WriteArchiveLog(ctx, t.Storage, dir, content)
+	ct := commit.NewTimeline(t.Storage, commit.TimelineOptions{Zone: o.TimelineZone, Logger: o.Logger})
+	path, err := ct.WriteArchiveLog(ctx, dir, content)
 	if err != nil {
 		return nil, err
 	}
 	res.ArchiveFile, res.FilesWritten, res.Bytes = path, 1, int64(len(content))
-	if err := commit.DeleteArchivedInstants(ctx, t.Storage, p.Instants); err != nil {
+	if err := ct.DeleteArchivedInstants(ctx, p.Instants); err != nil {
 		return res, fmt.Errorf("instants archived to %s, but removing them from the active timeline failed: %w", path, err)
 	}
 	return res, nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
@@ -47,23 +48,30 @@ type entryField struct {
 	ref    string // a named type defined earlier (HoodieInflightReplaceMetadata)
 }
 
+// entryFields lists the entry's fields with the schemas of its nested records
+// (format/avroschema: the timeline files' records where the archive writes the same
+// revision, archived/ the others). Each is self-contained; entrySchemaJSON turns the second
+// definition of a named type into a reference, as Java's Schema.toString does. Readers
+// resolve the block's SCHEMA header against their own HoodieArchivedMetaEntry, so a field
+// this writer schema has and a given Java release lacks (or the reverse) is skipped or
+// defaulted by that reader rather than breaking it.
 func entryFields() []entryField {
 	return []entryField{
-		{name: fCommitMetadata, schema: commitMetadataSchema},
-		{name: fCleanMetadata, schema: cleanMetadataSchema},
-		{name: fCompactionMetadata, schema: compactionMetadataSchema},
-		{name: fRollbackMetadata, schema: rollbackMetadataSchema},
-		{name: fSavepointMetadata, schema: savepointMetadataSchema},
+		{name: fCommitMetadata, schema: avroschema.ArchivedCommitMetadata.JSON()},
+		{name: fCleanMetadata, schema: avroschema.ArchivedCleanMetadata.JSON()},
+		{name: fCompactionMetadata, schema: avroschema.ArchivedCompactionMetadata.JSON()},
+		{name: fRollbackMetadata, schema: avroschema.RollbackMetadata.JSON()},
+		{name: fSavepointMetadata, schema: avroschema.ArchivedSavepointMetadata.JSON()},
 		{name: fCommitTime},
 		{name: fActionType},
 		{name: fVersion},
-		{name: fCompactionPlan, schema: compactionPlanSchema},
-		{name: fCleanerPlan, schema: cleanerPlanSchema},
+		{name: fCompactionPlan, schema: avroschema.CompactionPlan.JSON()},
+		{name: fCleanerPlan, schema: avroschema.ArchivedCleanerPlan.JSON()},
 		{name: fActionState},
-		{name: fReplaceCommitMetadata, schema: replaceCommitMetadataSchema},
-		{name: fRequestedReplaceMetadata, schema: requestedReplaceSchema},
+		{name: fReplaceCommitMetadata, schema: avroschema.ArchivedReplaceCommitMetadata.JSON()},
+		{name: fRequestedReplaceMetadata, schema: avroschema.ArchivedRequestedReplaceMetadata.JSON()},
 		{name: fInflightReplaceMetadata, ref: hudiNamespace + ".HoodieCommitMetadata"},
-		{name: fIndexCommitMetadata, schema: indexCommitMetadataSchema},
+		{name: fIndexCommitMetadata, schema: avroschema.ArchivedIndexCommitMetadata.JSON()},
 		{name: fStateTransitionTime},
 	}
 }

@@ -170,6 +170,12 @@ func (o Options) withDefaults(t *table.Table) Options {
 	return o
 }
 
+// timeline is the handle a clean changes the timeline of the table rooted at st through
+// (o with its defaults). A clean takes no lock of its own: its callers hold it.
+func (o Options) timeline(st storage.Storage) *commit.Timeline {
+	return commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.TimelineZone, Heartbeat: o.Heartbeat, Logger: o.Logger})
+}
+
 // Result summarizes a clean (the CLI's --format json object).
 type Result struct {
 	// Instant is the last clean instant completed ("" when nothing was cleaned, or in a
@@ -814,7 +820,7 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if err != nil {
 		return "", nil, err
 	}
-	inst, err := commit.RequestClean(ctx, t.Storage, t.Timeline, body, o.Now, o.TimelineZone)
+	inst, err := o.timeline(t.Storage).RequestClean(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -894,10 +900,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
+	ct := o.timeline(st)
 	if plan == nil {
-		return nil, commit.RemoveEmptyClean(ctx, st, in)
+		return nil, ct.RemoveEmptyClean(ctx, in)
 	}
-	if err := commit.BeginClean(ctx, st, t.Timeline, in, body); err != nil {
+	if err := ct.BeginClean(ctx, t.Timeline, in, body); err != nil {
 		return nil, err
 	}
 	res := newResult()
@@ -978,7 +985,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	if err := commit.CompleteClean(ctx, st, t.Timeline, in.Time, mb); err != nil {
+	if err := ct.CompleteClean(ctx, t.Timeline, in.Time, mb); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -1009,12 +1016,12 @@ func Run(ctx context.Context, st storage.Storage, o Options) (*Result, error) {
 	}
 	// What dead writers left under .hoodie; their temp files in the partitions the plan
 	// scans go as it is scheduled (Selection.Leftovers).
-	commit.RemoveLeftovers(ctx, st, t.Timeline, o.Now(), o.Heartbeat)
+	ct := o.timeline(st)
+	ct.RemoveLeftovers(ctx, t.Timeline)
 	res := newResult()
 	res.Policy = string(o.Policy)
 	if o.FailedWrites == FailedWritesLazy {
-		rolled, err := commit.RollbackExpiredWrites(ctx, st, t.Timeline, commit.RollbackOptions{Now: o.Now, Location: o.TimelineZone,
-			Heartbeat: o.Heartbeat, Logger: o.Logger})
+		rolled, err := ct.RollbackExpiredWrites(ctx, t.Timeline)
 		if err != nil {
 			return nil, err
 		}

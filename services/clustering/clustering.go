@@ -150,6 +150,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// timeline is the handle a clustering changes the timeline of the table rooted at st
+// through: the write settings' clock, zone and logger, the executor's heartbeat (Heartbeat)
+// and the concurrency settings' lock (o with its defaults).
+func (o Options) timeline(st storage.Storage) *commit.Timeline {
+	return commit.NewTimeline(st, commit.TimelineOptions{Now: o.Write.Now, Zone: o.Write.TimelineZone, Heartbeat: o.Heartbeat,
+		Lock: o.Concurrency.Lock, Logger: o.Write.Logger})
+}
+
 // Result summarizes a clustering (the CLI's --format json object).
 type Result struct {
 	Instant      string `json:"instant"`
@@ -226,7 +234,8 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	o = o.withDefaults()
 	// Under the lock the plan sees every write that committed before it; a write still
 	// running fails its commit on this plan (commit.ResolveConflicts).
-	release, err := o.Concurrency.Acquire(ctx, "schedule clustering")
+	ct := o.timeline(st)
+	release, err := ct.Lock(ctx, "schedule clustering")
 	if err != nil {
 		return "", nil, err
 	}
@@ -252,7 +261,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
-	inst, err := commit.RequestClustering(ctx, st, t.Timeline, body, o.Write.Now, o.Write.TimelineZone)
+	inst, err := ct.RequestClustering(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -315,12 +324,12 @@ func Execute(ctx context.Context, st storage.Storage, only spec.InstantTime, o O
 		done[next.Time] = true
 		r := &Result{Instant: string(next.Time), Action: string(spec.ActionReplaceCommit), Operation: "cluster"}
 		if _, inflight := next.File(spec.StateInflight); inflight {
-			release, err := o.Concurrency.Acquire(ctx, "roll back a killed clustering run")
+			ct := o.timeline(st)
+			release, err := ct.Lock(ctx, "roll back a killed clustering run")
 			if err != nil {
 				return out, err
 			}
-			rb, err := commit.RollbackInflightClustering(ctx, st, t.Timeline, *next,
-				commit.RollbackOptions{Now: o.Write.Now, Location: o.Write.TimelineZone, Heartbeat: o.Heartbeat, Logger: o.Write.Logger})
+			rb, err := ct.RollbackInflightClustering(ctx, t.Timeline, *next)
 			release()
 			if err != nil {
 				return out, err

@@ -49,35 +49,17 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		return err
 	}
 	p := m.ClusteringPlan
-	txn, err := commit.BeginClustering(ctx, st, t.Timeline, in, o.Write.Now, o.Heartbeat)
+	txn, err := o.timeline(st).BeginClustering(ctx, t.Timeline, in)
 	if err != nil {
 		return err
 	}
 	defer txn.Close()
 
-	avroSchema, err := t.SchemaAt(ctx, "")
+	svc, err := write.ServiceSchemaFor(ctx, t, in.Time)
 	if err != nil {
 		return err
 	}
-	if avroSchema == "" {
-		return fmt.Errorf("table %s records no schema", t.Config.Name())
-	}
-	data, err := schema.FromAvro(avroSchema)
-	if err != nil {
-		return fmt.Errorf("table schema: %w", err)
-	}
-	data = schema.WithoutMetaFields(data)
-	// drop.partition.columns: the rewritten base files lack the partition columns like
-	// the files they replace (commit schemas already lack them; a create schema may not).
-	// A sort column that is a dropped partition column is not in this schema and is
-	// refused below; within a partition it is constant anyway.
-	data, stripped := write.DataFileSchema(t.Config, data)
-	if avroSchema == t.Config.CreateSchema() || stripped {
-		// The create schema has another form (no defaults); commits carry the writer's.
-		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
-			return err
-		}
-	}
+	avroSchema, data := svc.AvroSchema, svc.Data
 	full := schema.WithMetaFields(data)
 	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
 	if err != nil {
@@ -100,6 +82,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			Committed:           fsview.NewVisibility(t.Timeline, "").Committed,
 			Mem:                 o.Write.Mem,
 			Logger:              o.Write.Logger,
+			Evolution:           svc.Evolution,
 		}}
 	if p.Strategy != nil {
 		for _, c := range strings.Split(p.Strategy.StrategyParams[KeySortColumns], ",") {
@@ -127,7 +110,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		groups[g.Partition+"/"+string(g.FileID)] = g
 	}
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		PartitionToReplaceFileIDs: map[string][]string{}, ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "CLUSTER"}
+		PartitionToReplaceFileIDs: map[string][]string{}, ExtraMetadata: svc.ExtraMetadata(), OperationType: "CLUSTER"}
 	for gi, g := range p.InputGroups {
 		var slices []fsview.FileSlice
 		for _, info := range g.Slices {
@@ -148,7 +131,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			res.Bytes += s.TotalWriteBytes
 		}
 	}
-	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
+	// Complete holds the table lock while it publishes.
+	if err := txn.Complete(ctx, meta); err != nil {
 		return err
 	}
 	res.Completed = true

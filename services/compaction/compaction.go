@@ -25,6 +25,7 @@ import (
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/filegroup"
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
@@ -37,11 +38,6 @@ import (
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
-
-// planSchema is HoodieCompactionPlan as Java embeds it in compaction.requested, copied
-// verbatim from the Spark-written fixture trips-mor-avro/v8_trips_8i3u1d
-// (20251220210129235.compaction.requested).
-const planSchema = `{"type":"record","name":"HoodieCompactionPlan","namespace":"org.apache.hudi.avro.model","fields":[{"name":"operations","type":["null",{"type":"array","items":{"type":"record","name":"HoodieCompactionOperation","fields":[{"name":"baseInstantTime","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"deltaFilePaths","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null},{"name":"dataFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"fileId","type":["null",{"type":"string","avro.java.string":"String"}]},{"name":"partitionPath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null},{"name":"metrics","type":["null",{"type":"map","values":"double","avro.java.string":"String"}],"default":null},{"name":"bootstrapFilePath","type":["null",{"type":"string","avro.java.string":"String"}],"default":null}]}}],"default":null},{"name":"extraMetadata","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"default":null},{"name":"version","type":["int","null"],"default":1},{"name":"strategy","type":["null",{"type":"record","name":"HoodieCompactionStrategy","fields":[{"name":"compactorClassName","type":["null",{"type":"string","avro.java.string":"String"}],"doc":"The class name that is provided here should extend CompactionExecutionStrategy abstract class, idea is that the plan generator will also provide the execution strategy to use.","default":null},{"name":"strategyParams","type":["null",{"type":"map","values":{"type":"string","avro.java.string":"String"},"avro.java.string":"String"}],"doc":"These parameters play a key role in determining which action type it is i.e. compaction or logcompaction and it will also include configs that determine how compaction needs to be executed.","default":null},{"name":"version","type":["int","null"],"default":1}]}],"default":null},{"name":"preserveHoodieMetadata","type":["boolean","null"],"default":false},{"name":"missingSchedulePartitions","type":["null",{"type":"array","items":{"type":"string","avro.java.string":"String"}}],"default":null}]}`
 
 // Metric names of HoodieCompactionOperation.metrics (Java's CompactionStrategy).
 const (
@@ -126,6 +122,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// timeline is the handle a compaction changes the timeline of the table rooted at st
+// through: the write settings' clock, zone and logger, the concurrency settings' heartbeat
+// and lock (o with its defaults).
+func (o Options) timeline(st storage.Storage) *commit.Timeline {
+	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger)
+}
+
 // OptionsFromSettings reads the compaction settings from hoodie.* keys.
 func OptionsFromSettings(settings map[string]string) (Options, error) {
 	var o Options
@@ -206,7 +209,8 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	// Under the lock, the plan sees every write that started before it (single-writer
 	// writes hold the lock throughout; optimistic ones fail their commit on a plan they
 	// did not see), so no write's log blocks are left behind in a compacted slice.
-	release, err := o.Concurrency.Acquire(ctx, "schedule compaction")
+	ct := o.timeline(st)
+	release, err := ct.Lock(ctx, "schedule compaction")
 	if err != nil {
 		return "", nil, err
 	}
@@ -321,7 +325,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil {
 		return "", nil, err
 	}
-	inst, err := commit.RequestCompaction(ctx, st, t.Timeline, body, o.Write.Now, o.Write.TimelineZone)
+	inst, err := ct.RequestCompaction(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err
 	}
@@ -331,7 +335,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 // EncodePlan encodes a plan as Java writes compaction.requested (an Avro container with
 // the HoodieCompactionPlan schema).
 func EncodePlan(p *commitmeta.CompactionPlan) ([]byte, error) {
-	s, err := avro.Parse(planSchema)
+	s, err := avro.Parse(avroschema.CompactionPlan.JSON())
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +433,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	txn, err := commit.BeginCompaction(ctx, st, t.Timeline, in, o.Write.Now, o.Concurrency.Heartbeat)
+	txn, err := o.timeline(st).BeginCompaction(ctx, t.Timeline, in)
 	if err != nil {
 		return nil, err
 	}
@@ -446,28 +450,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	}
 	_ = storage.DeleteTree(ctx, st, storage.Join(commit.TempDir, string(in.Time)))
 
-	avroSchema, err := t.SchemaAt(ctx, "")
+	svc, err := write.ServiceSchemaFor(ctx, t, in.Time)
 	if err != nil {
 		return nil, err
 	}
-	if avroSchema == "" {
-		return nil, fmt.Errorf("table %s records no schema", t.Config.Name())
-	}
-	data, err := schema.FromAvro(avroSchema)
-	if err != nil {
-		return nil, fmt.Errorf("table schema: %w", err)
-	}
-	data = schema.WithoutMetaFields(data)
-	// drop.partition.columns: compacted base files lack the partition columns, as the
-	// logs and base files merged into them do (commit schemas already lack them; a create
-	// schema may not).
-	data, stripped := write.DataFileSchema(t.Config, data)
-	if avroSchema == t.Config.CreateSchema() || stripped {
-		// The create schema has another form (no defaults); commits carry the writer's.
-		if avroSchema, err = schema.ToAvro(data, t.Config.Name()); err != nil {
-			return nil, err
-		}
-	}
+	avroSchema, data := svc.AvroSchema, svc.Data
 	full := schema.WithMetaFields(data)
 	avroWithMeta, err := schema.WithMetaFieldsAvro(avroSchema)
 	if err != nil {
@@ -495,6 +482,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		// The base file is decoded while the logs are scanned, a few batches ahead (within
 		// a sixteenth of the budget; see filegroup.Options.BasePrefetch).
 		BasePrefetch: 4,
+		Evolution:    svc.Evolution,
 	}
 	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
@@ -527,7 +515,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	}
 	plan.Operations = ops
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
-		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: "COMPACT"}
+		ExtraMetadata: svc.ExtraMetadata(), OperationType: "COMPACT"}
 	res := &Result{Instant: string(in.Time), Action: string(spec.ActionCommit), Operation: "compact"}
 	// Every slice is resolved before any is written: a plan that no longer matches the
 	// table fails without leaving files behind.
@@ -550,7 +538,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		res.FilesWritten++
 		res.Bytes += stats[i].TotalWriteBytes
 	}
-	if err := o.Concurrency.CompleteUnderLock(ctx, txn, meta); err != nil {
+	// Complete holds the table lock while it publishes.
+	if err := txn.Complete(ctx, meta); err != nil {
 		return nil, err
 	}
 	res.Completed = true

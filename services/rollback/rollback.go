@@ -100,7 +100,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "roll back "+string(target)); err != nil && !o.DryRun {
 		return nil, err
 	}
-	ro := commit.RollbackOptions{Now: o.Now, Location: o.Location, Logger: o.Logger}
+	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger})
 	if o.DryRun {
 		todo, err := Plan(ctx, st, t.Timeline, target, o.IncludeLater, o.Now())
 		if err != nil {
@@ -114,7 +114,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 		return res, nil
 	}
 	// A rollback killed earlier is finished before anything is decided on the timeline.
-	if _, err := commit.FinishPendingRollbacks(ctx, st, t.Timeline, ro); err != nil {
+	if _, err := ct.FinishPendingRollbacks(ctx, t.Timeline); err != nil {
 		return nil, err
 	}
 	tl, err := commit.Reload(ctx, st, t.Timeline)
@@ -134,7 +134,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 		if !ok {
 			continue
 		}
-		r, err := commit.RollbackInstant(ctx, st, tl, cur, ro)
+		r, err := ct.RollbackInstant(ctx, tl, cur)
 		if err != nil {
 			return res, fmt.Errorf("roll back %s %s: %w", cur.Action, cur.Time, err)
 		}

@@ -115,13 +115,14 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 			return nil, err
 		}
 	}
+	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger})
 	switch op {
 	case Create:
-		return create(ctx, t, instant, o)
+		return create(ctx, ct, t, instant, o)
 	case Delete:
-		return remove(ctx, t, instant)
+		return remove(ctx, ct, t, instant)
 	case Restore:
-		return restore(ctx, t, instant, o)
+		return restore(ctx, ct, t, instant, o)
 	}
 	return nil, fmt.Errorf("savepoint operation %q: want create, delete or restore", op)
 }
@@ -130,7 +131,7 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 // commit/deltacommit/replacecommit, and not older than what the latest clean retains (the
 // earliest commit to retain of a completed clean, of a pending clean's plan, or else the
 // first completed commit), since older file versions may be gone.
-func create(ctx context.Context, t *table.Table, instant spec.InstantTime, o Options) (*Result, error) {
+func create(ctx context.Context, ct *commit.Timeline, t *table.Table, instant spec.InstantTime, o Options) (*Result, error) {
 	tl := t.Timeline
 	in, ok := tl.CompletedDataInstant(instant)
 	if !ok {
@@ -175,7 +176,7 @@ func create(ctx context.Context, t *table.Table, instant spec.InstantTime, o Opt
 	if err != nil {
 		return nil, fmt.Errorf("savepoint %s: %w", instant, err)
 	}
-	if err := commit.CreateSavepoint(ctx, t.Storage, tl, instant, body); err != nil {
+	if err := ct.CreateSavepoint(ctx, tl, instant, body); err != nil {
 		return nil, err
 	}
 	return &Result{Instant: string(instant), Action: string(spec.ActionSavepoint), Operation: string(Create), Savepoint: string(instant),
@@ -230,11 +231,11 @@ func lastCommitRetained(ctx context.Context, t *table.Table) (spec.InstantTime, 
 
 // remove deletes a savepoint; a missing one is an error (Java only logs a warning, but
 // a script that deletes a savepoint it misspelled should hear about it).
-func remove(ctx context.Context, t *table.Table, instant spec.InstantTime) (*Result, error) {
+func remove(ctx context.Context, ct *commit.Timeline, t *table.Table, instant spec.InstantTime) (*Result, error) {
 	if sp, ok := t.Timeline.Get(instant, spec.ActionSavepoint); !ok || !sp.IsCompleted() && !hasInflight(sp) {
 		return nil, fmt.Errorf("no savepoint at %s: %w", instant, ErrNotFound)
 	}
-	if _, err := commit.DeleteSavepoint(ctx, t.Storage, t.Timeline, instant); err != nil {
+	if _, err := ct.DeleteSavepoint(ctx, t.Timeline, instant); err != nil {
 		return nil, err
 	}
 	return &Result{Instant: string(instant), Action: string(spec.ActionSavepoint), Operation: string(Delete), Savepoint: string(instant)}, nil
@@ -248,10 +249,10 @@ func hasInflight(in timeline.Instant) bool {
 // restore restores the table to the savepoint at instant: the instants to roll back are
 // chosen as Java 0.14's RestorePlanActionExecutor chooses them (pending clusterings after
 // the savepoint first, then every commit, deltacommit, replacecommit and compaction after
-// it in any state, newest first), then commit.Restore executes them. A restore an earlier
+// it in any state, newest first), then commit.Timeline.Restore executes them. A restore an earlier
 // attempt left pending is finished first. Afterwards the last data instant must be the
 // savepoint (Java's validateSavepointRestore).
-func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Options) (*Result, error) {
+func restore(ctx context.Context, ct *commit.Timeline, t *table.Table, instant spec.InstantTime, o Options) (*Result, error) {
 	st := t.Storage
 	tl := t.Timeline
 	if sp, ok := tl.Get(instant, spec.ActionSavepoint); !ok || !sp.IsCompleted() {
@@ -263,7 +264,6 @@ func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Op
 			return nil, fmt.Errorf("savepoint %s is later than %s and would be rolled back: delete it first: %w", sp.Time, instant, ErrInvalid)
 		}
 	}
-	ro := commit.RollbackOptions{Now: o.Now, Location: o.Location, Logger: o.Logger}
 	res := &Result{Action: string(spec.ActionRestore), Operation: string(Restore), Savepoint: string(instant), InstantsRolledBack: []string{}}
 	add := func(rs spec.InstantTime, m *commit.RestoreMetadata) {
 		res.Instant = string(rs)
@@ -281,7 +281,7 @@ func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Op
 		if in.Action != spec.ActionRestore || in.IsCompleted() || o.DryRun {
 			continue
 		}
-		m, err := commit.ResumeRestore(ctx, st, tl, in, instant, ro)
+		m, err := ct.ResumeRestore(ctx, tl, in, instant)
 		if err != nil {
 			return nil, fmt.Errorf("finish pending restore %s: %w", in.Time, err)
 		}
@@ -316,7 +316,7 @@ func restore(ctx context.Context, t *table.Table, instant spec.InstantTime, o Op
 		return res, nil
 	}
 	if len(todo) > 0 || res.Instant == "" {
-		rs, m, err := commit.Restore(ctx, st, tl, instant, todo, ro)
+		rs, m, err := ct.Restore(ctx, tl, instant, todo)
 		if err != nil {
 			return nil, fmt.Errorf("restore to %s: %w", instant, err)
 		}

@@ -57,6 +57,26 @@ type TableRef struct {
 	AsOf string
 	// Changes is set for hudi_table_changes('t', 'latest_state', begin[, end]).
 	Changes *ChangesRef
+	// Aliased reports that an alias follows the reference in the text.
+	Aliased bool
+	// Conds are conditions every row the statement reads from the table meets (conjuncts
+	// of the query's WHERE comparing a column of the table with literals). The engine may
+	// prune partitions, files and record keys with them; the query still applies its own
+	// WHERE.
+	Conds []Cond
+}
+
+// Cond is `Column Op Values[0]`, or `Column IN (Values…)` when Op is "IN".
+type Cond struct {
+	Column string // unqualified, as written
+	Op     string // = <> < <= > >= IN
+	Values []Literal
+}
+
+// Literal is a literal of a Cond: a string, or a number as written.
+type Literal struct {
+	Text   string
+	String bool
 }
 
 // ChangesRef is an incremental read: rows written in (Begin, End].

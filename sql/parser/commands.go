@@ -13,6 +13,9 @@ var showForms = map[string]bool{
 func (p *parser) show() (Statement, error) {
 	start := p.next() // SHOW
 	t := p.peek()
+	if st, ok, err := p.showOther(start); ok || err != nil {
+		return st, err
+	}
 	if showForms[strings.ToUpper(t.value)] && t.kind == tokIdent {
 		return p.unsupportedKind("SHOW " + strings.ToUpper(t.value)), nil
 	}
@@ -146,7 +149,8 @@ func (p *parser) drop() (Statement, error) {
 	case t.isKeyword("INDEX"), t.isKeyword("VIEW"), t.isKeyword("FUNCTION"):
 		return p.unsupportedKind("DROP " + strings.ToUpper(t.value)), nil
 	case t.isKeyword("DATABASE"), t.isKeyword("SCHEMA"), t.isKeyword("NAMESPACE"):
-		return p.unsupportedKind("DROP DATABASE"), nil
+		p.next()
+		return p.dropDatabase(start)
 	}
 	if err := p.expectKeyword("TABLE"); err != nil {
 		return nil, err

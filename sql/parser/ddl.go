@@ -14,7 +14,8 @@ func (p *parser) create() (Statement, error) {
 	case kind == "INDEX" || kind == "VIEW" || kind == "FUNCTION":
 		return p.unsupportedKind("CREATE " + kind), nil
 	case kind == "DATABASE" || kind == "SCHEMA" || kind == "NAMESPACE":
-		return p.unsupportedKind("CREATE DATABASE"), nil
+		p.next()
+		return p.createDatabase(start)
 	case kind == "TABLE" && orReplace:
 		return p.unsupportedKind("CREATE OR REPLACE TABLE"), nil
 	}
@@ -26,6 +27,9 @@ func (p *parser) create() (Statement, error) {
 	var err error
 	if ct.Table, err = p.tableName(); err != nil {
 		return nil, err
+	}
+	if p.acceptKeyword("LIKE") {
+		return p.createLike(ct)
 	}
 	if p.peek().isOp("(") && !startsQuery(p.peekAt(1)) {
 		if ct.Columns, _, err = p.columnList(true); err != nil {
@@ -234,8 +238,9 @@ func (p *parser) columnList(parenthesized bool) (cols []ColumnDef, positioned bo
 	}
 }
 
-// alter reads ALTER TABLE t ADD COLUMNS (…); every other ALTER TABLE form is kept as
-// text for the engine to refuse by name.
+// alter reads ALTER TABLE t ADD COLUMNS (…), the column changes of schema evolution on
+// read and the catalog forms; every other ALTER TABLE form is kept as text for the engine
+// to refuse by name.
 func (p *parser) alter() (Statement, error) {
 	start := p.next() // ALTER
 	if err := p.expectKeyword("TABLE"); err != nil {
@@ -245,20 +250,12 @@ func (p *parser) alter() (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	other := &AlterTable{Pos: start.pos, Table: table, Text: p.rawText(0, len(p.toks)-1)}
-	if !(p.peek().isKeyword("ADD") && (p.peekAt(1).isKeyword("COLUMNS") || p.peekAt(1).isKeyword("COLUMN"))) {
-		return other, nil
+	if st, ok, err := p.alterOther(start, table); ok || err != nil {
+		return st, err
 	}
-	p.i += 2
-	cols, positioned, err := p.columnList(p.peek().isOp("("))
-	if err != nil {
-		return nil, err
+	// ADD/ALTER/DROP/RENAME COLUMN (altercolumns.go).
+	if st, ok, err := p.alterColumns(start, table); ok || err != nil {
+		return st, err
 	}
-	if err := p.expectEnd(); err != nil {
-		return nil, err
-	}
-	if positioned {
-		return other, nil
-	}
-	return &AlterAddColumns{Pos: start.pos, Table: table, Columns: cols}, nil
+	return &AlterTable{Pos: start.pos, Table: table, Text: p.rawText(0, len(p.toks)-1)}, nil
 }

@@ -231,6 +231,10 @@ func (p *parser) merge() (Statement, error) {
 		return nil, p.errExpected(src, "a source table or a parenthesized query after USING")
 	}
 	m.Source = b.text(src.pos)
+	for i := range m.Source.Refs {
+		// The engine names the source itself (SourceAlias or the table's name).
+		m.Source.Refs[i].Aliased = true
+	}
 	p.i = next
 	if m.SourceAlias, err = p.alias("ON"); err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ func (p *parser) fromItem(b *textBuilder, i, end int, sc *scope) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		ref.Aliased = p.aliasFollows(after, end)
 		b.write(t.lead)
 		b.ref(ref)
 		return after, nil
@@ -46,6 +47,7 @@ func (p *parser) fromItem(b *textBuilder, i, end int, sc *scope) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	ref.Aliased = p.aliasFollows(after, end)
 	b.write(t.lead)
 	b.ref(ref)
 	return after, nil
@@ -116,6 +118,33 @@ func (p *parser) tableChanges(b *textBuilder, i, open, end int) (int, error) {
 		ch.End = vals[3]
 	}
 	b.write(p.toks[i].lead)
-	b.ref(TableRef{Name: name, Changes: ch})
+	// The function's result is not named after the table: it needs no implicit alias.
+	b.ref(TableRef{Name: name, Changes: ch, Aliased: true})
 	return close + 1, nil
+}
+
+// notAlias are words that may follow a table in a FROM clause without being its alias.
+// A word missing here is taken for an alias, which only costs the table its implicit
+// name (the engine then adds none); a word wrongly listed would make the engine name a
+// table twice.
+var notAlias = map[string]bool{
+	"WHERE": true, "GROUP": true, "ORDER": true, "HAVING": true, "LIMIT": true, "OFFSET": true,
+	"UNION": true, "EXCEPT": true, "INTERSECT": true, "MINUS": true, "WINDOW": true, "QUALIFY": true,
+	"JOIN": true, "INNER": true, "LEFT": true, "RIGHT": true, "FULL": true, "CROSS": true, "OUTER": true,
+	"SEMI": true, "ANTI": true, "NATURAL": true, "POSITIONAL": true, "ASOF": true, "ON": true, "USING": true,
+	"LATERAL": true, "TABLESAMPLE": true, "USING_SAMPLE": true, "PIVOT": true, "UNPIVOT": true,
+	"SORT": true, "CLUSTER": true, "DISTRIBUTE": true, "SET": true, "WHEN": true, "FOR": true,
+	"SELECT": true, "FROM": true, "VALUES": true, "RETURNING": true, "FETCH": true,
+}
+
+// aliasFollows reports whether the token at i starts an alias of the table before it.
+func (p *parser) aliasFollows(i, end int) bool {
+	t := p.tokIn(i, end)
+	switch {
+	case t.isKeyword("AS"), t.kind == tokQuotedIdent:
+		return true
+	case t.kind == tokIdent:
+		return !notAlias[strings.ToUpper(t.value)]
+	}
+	return false
 }

@@ -15,7 +15,6 @@ var renamedFunctions = map[string]string{
 	"map_from_arrays": "MAP", // DuckDB's MAP(keys, values)
 	"array_distinct":  "list_distinct",
 	"array_join":      "array_to_string",
-	"collect_list":    "list",
 	"explode":         "unnest",
 	"array":           "list_value",
 }
@@ -43,6 +42,9 @@ func (p *parser) function(b *textBuilder, i, end int, sc *scope) (next int, ok b
 		return p.namedStruct(b, i, close, inner)
 	case "map":
 		return p.mapCall(b, i, close, inner)
+	}
+	if j, ok, err := p.sparkFunction(b, name, i, close, inner); ok || err != nil {
+		return j, ok, err
 	}
 	if niladicKeywords[name] && close == open+1 {
 		b.write(t.lead + strings.ToUpper(name))

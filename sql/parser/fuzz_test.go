@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 		"SET a.b=c; USE db; CALL p(a => 1); DROP TABLE IF EXISTS t",
 		"SELECT CAST(x AS ARRAY<STRUCT<a: STRING>>), 1.5BD, 2L, STRUCT(a AS b), MAP('k', 1), TIMESTAMP '2024-01-01'",
 		"UPDATE t SET a = CASE WHEN x THEN 1 END WHERE b IN (SELECT b FROM u)", "/* /* */ */ -- x\n`a``b`",
+		"ALTER TABLE t ADD COLUMNS (a.b INT NOT NULL COMMENT 'c' AFTER x, m.value.c STRING FIRST); ALTER TABLE t ALTER COLUMN a.b TYPE BIGINT COMMENT 'x' FIRST DROP NOT NULL",
+		"ALTER TABLE t DROP COLUMNS IF EXISTS (a.b, c); ALTER TABLE t RENAME COLUMN a.b TO c; ALTER TABLE t CHANGE c AFTER d",
 	}
 	for _, s := range seeds {
 		f.Add(s)

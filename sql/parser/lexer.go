@@ -85,10 +85,19 @@ type lexer struct {
 
 // lex tokenizes the whole script. The final token is tokEOF.
 func lex(src string) ([]token, error) {
+	toks, err := lexPrefix(src)
+	if err != nil {
+		return nil, err
+	}
+	return toks, nil
+}
+
+// lexPrefix is lex that, on an error, also returns the tokens read before it.
+func lexPrefix(src string) ([]token, error) {
 	lx := &lexer{src: src, line: 1, col: 1}
 	for {
 		if err := lx.skipSpaceAndComments(); err != nil {
-			return nil, err
+			return lx.toks, err
 		}
 		if lx.i >= len(src) {
 			lx.toks = append(lx.toks, token{kind: tokEOF, pos: lx.pos(), start: lx.i, end: lx.i, lead: lx.takeLead()})
@@ -96,7 +105,7 @@ func lex(src string) ([]token, error) {
 		}
 		t, err := lx.next()
 		if err != nil {
-			return nil, err
+			return lx.toks, err
 		}
 		t.lead = lx.takeLead()
 		lx.toks = append(lx.toks, t)

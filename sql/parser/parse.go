@@ -25,6 +25,29 @@ func Parse(script string) ([]Statement, error) {
 	return stmts, nil
 }
 
+// ParseEach reads a script statement by statement, calling fn with each before it reads
+// the next, as spark-sql runs a script: the statements before a bad one run, the bad one
+// stops the script with its *SyntaxError. An error fn returns stops it too.
+func ParseEach(script string, fn func(Statement) error) error {
+	// After a lexing error the tokens end inside the statement that failed, which
+	// splitStatements leaves out (it has no ';'): the complete ones before it run.
+	toks, lexErr := lexPrefix(script)
+	for _, part := range splitStatements(toks) {
+		if len(part) == 1 {
+			continue
+		}
+		p := &parser{src: script, toks: part}
+		st, err := p.statement()
+		if err != nil {
+			return err
+		}
+		if err := fn(st); err != nil {
+			return err
+		}
+	}
+	return lexErr
+}
+
 // splitStatements cuts the token stream at each ';' token. Strings and comments were
 // consumed by the lexer, so a ';' inside them never splits. Each part ends with a tokEOF
 // placed at its ';' (or at the end of the script), so error messages at the end of a
@@ -87,7 +110,9 @@ func (p *parser) statement() (Statement, error) {
 		return p.use()
 	case "DROP":
 		return p.drop()
-	case "TRUNCATE", "REFRESH", "ANALYZE", "EXPLAIN", "RESET", "CACHE", "UNCACHE", "MSCK":
+	case "TRUNCATE":
+		return p.truncate()
+	case "REFRESH", "ANALYZE", "EXPLAIN", "RESET", "CACHE", "UNCACHE", "MSCK":
 		return p.unsupported(2)
 	}
 	return nil, p.errExpected(first, "a statement (SELECT, INSERT, UPDATE, DELETE, MERGE, CREATE, ALTER, DROP, SHOW, DESCRIBE, CALL, SET or USE)")
@@ -109,6 +134,7 @@ func (p *parser) selectStatement() (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.pushdown(&q, 0, len(p.toks)-1)
 	return &Select{Pos: p.toks[0].pos, Query: q}, nil
 }
 

@@ -248,6 +248,14 @@ func (p *parser) word(b *textBuilder, i, end int, sc *scope, atStart bool) (int,
 		return i + 2, nil
 	case next.kind == tokString && typedLiteral(kw):
 		return p.typedLiteral(b, i, end)
+	case (kw == "RLIKE" || kw == "REGEXP") && isOperandEnd(prev):
+		// Spark's RLIKE finds the Java regular expression anywhere in the text; DuckDB's
+		// SIMILAR TO matches the whole text, so the pattern is wrapped.
+		if next.kind != tokString {
+			return 0, errAt(t, kw+": the pattern must be a string literal in hudi-go")
+		}
+		b.write(t.lead + "SIMILAR TO " + quoteString("(?s:.*)(?:"+next.value+")(?s:.*)"))
+		return i + 2, nil
 	case kw == "DIV" && isOperandEnd(prev) && next.kind != tokEOF && !next.isOp(","):
 		b.write(t.lead + "//") // Spark's integral division
 		return i + 1, nil
