@@ -192,6 +192,9 @@ func TestCDCWriteLogsMergedChanges(t *testing.T) {
 	}
 	for _, mode := range []cdc.Mode{cdc.OpKeyOnly, cdc.DataBefore, cdc.DataBeforeAfter} {
 		for _, tc := range tests {
+			if tc.want == nil && mode != cdc.DataBeforeAfter {
+				continue // writing no CDC file does not depend on the mode: one run is enough
+			}
 			t.Run(mode.String()+"/"+tc.name, func(t *testing.T) {
 				ctx := context.Background()
 				dir := t.TempDir()
