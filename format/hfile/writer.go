@@ -111,8 +111,9 @@ func (o *WriterOptions) fill() error {
 	return nil
 }
 
-// Writer writes an HFile the way HBase's HFileWriterImpl does with the context Hudi 0.14
-// gives it (HoodieAvroHFileWriter for base files, HoodieHFileDataBlock for log blocks):
+// Writer writes an HFile the way HBase 2.4.9's HFileWriterImpl and HFileBlockIndex do (read
+// in apache/hudi's copy, hudi-io/src/main/java/org/apache/hudi/hbase/io/hfile) with the
+// context Hudi 0.14 gives it (HoodieAvroHFileWriter for base files, HoodieHFileDataBlock for log blocks):
 // KeyValues with the record key as row, empty family and qualifier, LATEST_TIMESTAMP, type
 // Put and a zero memstore timestamp; data blocks cut at the block size; a data index that
 // grows leaf and intermediate levels at HBase's thresholds; meta blocks sorted by name; the
