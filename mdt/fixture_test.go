@@ -85,7 +85,8 @@ func sliceFiles(v *fsview.View) []string {
 }
 
 // checkFilesPartition: the files partition (base HFiles and HFile log blocks merged) lists
-// the partitions a directory listing finds, and planning from it gives the same latest file slices — base files, log
+// the partitions a directory listing finds, each partition's files read by point lookup
+// equal the full read's, and planning from it gives the same latest file slices — base files, log
 // files and sizes — as planning from the listing. Both go through the same file-system view
 // (committed instants only, replaced file groups retired), which is how Java's
 // HoodieMetadataTableValidator compares them: files of rolled-back or failed writes are on
@@ -134,6 +135,22 @@ func checkFilesPartition(t *testing.T, base string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each partition's files by point lookup (ReadKeys: the key hashed to its file group)
+	// equal the full read's.
+	for _, p := range fromMDT.Partitions {
+		files, err := m.PartitionFiles(ctx, p.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != len(p.Files) {
+			t.Errorf("partition %q: %d files by lookup, %d by the full read", p.Path, len(files), len(p.Files))
+		}
+		for _, f := range p.Files {
+			if size, ok := files[f.Name]; !ok || size != f.Size {
+				t.Errorf("partition %q: file %s by lookup: %d %v, full read %d", p.Path, f.Name, size, ok, f.Size)
+			}
+		}
+	}
 	want, got := sliceFiles(dv), sliceFiles(mv)
 	if strings.Join(want, "\n") != strings.Join(got, "\n") {
 		t.Errorf("latest file slices differ\nfrom the listing:\n  %s\nfrom the metadata table:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
@@ -141,8 +158,9 @@ func checkFilesPartition(t *testing.T, base string) int {
 	return len(got)
 }
 
-// checkRecordIndex: the record_index partition maps every record key of the latest snapshot to its partition and
-// file group, and holds no other key. Two fixtures (v9_timebasedkeygen_*) hold a key twice in
+// checkRecordIndex: the record_index partition maps every record key of the latest
+// snapshot to its partition and file group, and holds no other key; point lookups of every
+// key (and of absent keys) agree with the full read. Two fixtures (v9_timebasedkeygen_*) hold a key twice in
 // one partition (Spark's second INSERT duplicated it); the index maps it to one of its
 // file groups. hudi-go does not read Lance base files, so for the six Lance fixtures the
 // snapshot cannot be read: there every index entry must name a partition and a file group
@@ -163,6 +181,23 @@ func checkRecordIndex(t *testing.T, base string) (keys int, lance bool) {
 	}
 	if len(ri) == 0 {
 		t.Fatal("empty record index")
+	}
+	// Point lookups read only the file group each key hashes to: a wrong hash would miss.
+	probe := []string{"no-such-key", ""}
+	for k := range ri {
+		probe = append(probe, k)
+	}
+	looked, err := m.LookupRecordIndex(ctx, probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(looked) != len(ri) {
+		t.Errorf("lookup found %d of %d keys", len(looked), len(ri))
+	}
+	for k, v := range ri {
+		if looked[k] != v {
+			t.Errorf("key %q: lookup %+v, full read %+v", k, looked[k], v)
+		}
 	}
 	snap, err := snapshotLocations(base)
 	if err != nil && strings.Contains(err.Error(), "LANCE is not supported") {

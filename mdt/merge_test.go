@@ -240,12 +240,31 @@ func TestMergeRules(t *testing.T) {
 				}
 				slice.Logs = append(slice.Logs, fsview.LogFile{Path: name})
 			}
-			got, err := tbl.readSlice(ctx, slice)
+			got, err := tbl.readSlice(ctx, slice, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s := describe(got); s != tt.want {
 				t.Errorf("merged:\n%s\nwant:\n%s", s, tt.want)
+			}
+			// Point lookups (ReadKeys' path) give the same records, and nothing for an
+			// absent key.
+			keys := []string{"absent"}
+			for _, r := range tt.base {
+				keys = append(keys, r.key)
+			}
+			for _, b := range tt.logs {
+				for _, r := range b.recs {
+					keys = append(keys, r.key)
+				}
+			}
+			sort.Strings(keys)
+			looked, err := tbl.readSlice(ctx, slice, slicesCompact(keys))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := describe(looked); s != tt.want {
+				t.Errorf("looked up:\n%s\nwant:\n%s", s, tt.want)
 			}
 		})
 	}
@@ -289,6 +308,29 @@ func TestFileGroupID(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.info.FileGroupID(); got != tt.want {
 			t.Errorf("%+v: %s, want %s", tt.info, got, tt.want)
+		}
+	}
+}
+
+// TestFileGroupIndex pins HoodieTableMetadataUtil.mapRecordKeyToFileGroupIndex: Java's
+// String.hashCode over UTF-16 units, Math.abs (which leaves Integer.MIN_VALUE negative), %,
+// Math.abs.
+func TestFileGroupIndex(t *testing.T) {
+	tests := []struct {
+		key  string
+		n    int
+		want int
+	}{
+		{"", 10, 0},
+		{"a", 10, 7},                  // 97
+		{"polygenelubricants", 10, 8}, // hashCode is Integer.MIN_VALUE: abs stays negative, % gives -8
+		{"é", 10, 3},                  // U+00E9 = 233
+		{"\U0001F600", 10, 9},         // surrogate pair D83D DE00: 1772899
+		{"__all_partitions__", 1, 0},
+	}
+	for _, tt := range tests {
+		if got := FileGroupIndex(tt.key, tt.n); got != tt.want {
+			t.Errorf("FileGroupIndex(%q, %d) = %d, want %d", tt.key, tt.n, got, tt.want)
 		}
 	}
 }
