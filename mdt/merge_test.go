@@ -3,6 +3,7 @@ package mdt
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,15 @@ type blk struct {
 	rollback string
 }
 
+// mergeCase is a file slice of a metadata-table partition and what merging it gives.
+type mergeCase struct {
+	name      string
+	data, mdt []string // timeline file names (layout 2 form)
+	base      []rec
+	logs      []blk
+	want      string // merged records, one "key: content" per record, sorted
+}
+
 func TestMergeRules(t *testing.T) {
 	const t1, t2, t3 = "20240101000000001", "20240101000000002", "20240101000000003"
 	completed := func(ts ...string) []string {
@@ -101,13 +111,7 @@ func TestMergeRules(t *testing.T) {
 	}
 	f := func(size int64) FileInfo { return FileInfo{Size: size} }
 	del := FileInfo{IsDeleted: true}
-	tests := []struct {
-		name      string
-		data, mdt []string // timeline file names
-		base      []rec
-		logs      []blk
-		want      string // merged records, one "key: content" per record, sorted
-	}{
+	tests := []mergeCase{
 		{
 			name: "a log entry deletes a base file and adds one (HoodieMetadataPayload.combineFileSystemMetadata)",
 			data: completed(t1), mdt: completed(t1),
@@ -181,93 +185,116 @@ func TestMergeRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each case runs on both timeline layouts: a Hudi 0.14 metadata table (layout 1, the
+	// completed instant file without completion time) and a 1.x one.
+	layout1 := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if i := strings.IndexByte(n, '_'); i > 0 {
+				n = n[:i] + n[strings.IndexByte(n, '.'):]
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, layout := range []int{1, 2} {
+		for _, tt := range tests {
+			runMergeCase(t, schema, layout, layout1, tt)
+		}
+	}
+}
+
+func runMergeCase(t *testing.T, schema *avro.Schema, layout int, layout1 func([]string) []string, tt mergeCase) {
+	const t1 = "20240101000000001"
 	ctx := context.Background()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			st := local.New(dir)
-			tbl := &Table{
-				mst:          st,
-				DataTimeline: timeline.FromFileNames(2, ".hoodie/timeline", tt.data),
-				Timeline:     timeline.FromFileNames(2, ".hoodie/timeline", tt.mdt),
+	tlDir, data, mdtNames := ".hoodie/timeline", tt.data, tt.mdt
+	if layout == 1 {
+		tlDir, data, mdtNames = ".hoodie", layout1(data), layout1(mdtNames)
+	}
+	t.Run(fmt.Sprintf("layout%d/%s", layout, tt.name), func(t *testing.T) {
+		dir := t.TempDir()
+		tbl := &Table{
+			mst:          local.New(dir),
+			DataTimeline: timeline.FromFileNames(layout, tlDir, data),
+			Timeline:     timeline.FromFileNames(layout, tlDir, mdtNames),
+		}
+		var err error
+		var slice fsview.FileSlice
+		if tt.base != nil {
+			name := "fg-0000-0_0-1-1_" + t1 + ".hfile"
+			if err := os.WriteFile(filepath.Join(dir, name), hfileOf(t, schema, tt.base), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			var slice fsview.FileSlice
-			if tt.base != nil {
-				name := "fg-0000-0_0-1-1_" + t1 + ".hfile"
-				if err := os.WriteFile(filepath.Join(dir, name), hfileOf(t, schema, tt.base), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				slice.Base = &fsview.BaseFile{Path: name}
-			}
-			for i, b := range tt.logs {
-				var content []byte
-				var blocks []*logfile.Block
-				if b.rollback != "" {
-					blocks = append(blocks, &logfile.Block{Type: logfile.CommandBlock, Version: logfile.FormatVersion,
-						Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.TargetInstantTime: b.rollback,
-							logfile.CommandBlockType: logfile.RollbackCommand}})
-				} else {
-					var live []rec
-					var dels []logfile.DeleteRecord
-					for _, r := range b.recs {
-						if r.del {
-							dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: "p", OrderingValue: int32(0)})
-						} else {
-							live = append(live, r)
-						}
-					}
-					if live != nil {
-						blocks = append(blocks, &logfile.Block{Type: logfile.HFileDataBlock, Version: logfile.FormatVersion, Content: hfileOf(t, schema, live),
-							Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.Schema: schema.String()}})
-					}
-					if dels != nil {
-						c, err := logfile.EncodeDeleteBlock(dels)
-						if err != nil {
-							t.Fatal(err)
-						}
-						blocks = append(blocks, &logfile.Block{Type: logfile.DeleteBlock, Version: logfile.FormatVersion, Content: c,
-							Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.Schema: schema.String()}})
+			slice.Base = &fsview.BaseFile{Path: name}
+		}
+		for i, b := range tt.logs {
+			var content []byte
+			var blocks []*logfile.Block
+			if b.rollback != "" {
+				blocks = append(blocks, &logfile.Block{Type: logfile.CommandBlock, Version: logfile.FormatVersion,
+					Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.TargetInstantTime: b.rollback,
+						logfile.CommandBlockType: logfile.RollbackCommand}})
+			} else {
+				var live []rec
+				var dels []logfile.DeleteRecord
+				for _, r := range b.recs {
+					if r.del {
+						dels = append(dels, logfile.DeleteRecord{RecordKey: r.key, PartitionPath: "p", OrderingValue: int32(0)})
+					} else {
+						live = append(live, r)
 					}
 				}
-				for _, bl := range blocks {
-					if content, err = logfile.AppendBlock(content, bl); err != nil {
+				if live != nil {
+					blocks = append(blocks, &logfile.Block{Type: logfile.HFileDataBlock, Version: logfile.FormatVersion, Content: hfileOf(t, schema, live),
+						Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.Schema: schema.String()}})
+				}
+				if dels != nil {
+					c, err := logfile.EncodeDeleteBlock(dels)
+					if err != nil {
 						t.Fatal(err)
 					}
+					blocks = append(blocks, &logfile.Block{Type: logfile.DeleteBlock, Version: logfile.FormatVersion, Content: c,
+						Header: map[logfile.HeaderKey]string{logfile.InstantTime: b.instant, logfile.Schema: schema.String()}})
 				}
-				name := ".fg-0000-0_" + b.instant + ".log." + string(rune('1'+i)) + "_0-1-1"
-				if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			}
+			for _, bl := range blocks {
+				if content, err = logfile.AppendBlock(content, bl); err != nil {
 					t.Fatal(err)
 				}
-				slice.Logs = append(slice.Logs, fsview.LogFile{Path: name})
 			}
-			got, err := tbl.readSlice(ctx, slice, nil)
-			if err != nil {
+			name := ".fg-0000-0_" + b.instant + ".log." + string(rune('1'+i)) + "_0-1-1"
+			if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if s := describe(got); s != tt.want {
-				t.Errorf("merged:\n%s\nwant:\n%s", s, tt.want)
-			}
-			// Point lookups (ReadKeys' path) give the same records, and nothing for an
-			// absent key.
-			keys := []string{"absent"}
-			for _, r := range tt.base {
+			slice.Logs = append(slice.Logs, fsview.LogFile{Path: name})
+		}
+		got, err := tbl.readSlice(ctx, slice, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := describe(got); s != tt.want {
+			t.Errorf("merged:\n%s\nwant:\n%s", s, tt.want)
+		}
+		// Point lookups (ReadKeys' path) give the same records, and nothing for an
+		// absent key.
+		keys := []string{"absent"}
+		for _, r := range tt.base {
+			keys = append(keys, r.key)
+		}
+		for _, b := range tt.logs {
+			for _, r := range b.recs {
 				keys = append(keys, r.key)
 			}
-			for _, b := range tt.logs {
-				for _, r := range b.recs {
-					keys = append(keys, r.key)
-				}
-			}
-			sort.Strings(keys)
-			looked, err := tbl.readSlice(ctx, slice, slicesCompact(keys))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s := describe(looked); s != tt.want {
-				t.Errorf("looked up:\n%s\nwant:\n%s", s, tt.want)
-			}
-		})
-	}
+		}
+		sort.Strings(keys)
+		looked, err := tbl.readSlice(ctx, slice, slicesCompact(keys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := describe(looked); s != tt.want {
+			t.Errorf("looked up:\n%s\nwant:\n%s", s, tt.want)
+		}
+	})
 }
 
 func describe(recs map[string]*Record) string {
