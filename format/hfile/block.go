@@ -210,31 +210,36 @@ func gunzip(data []byte, size int) ([]byte, error) {
 	if p > len(data)-8 {
 		return nil, fmt.Errorf("gzip header runs past the data")
 	}
+	// Deflate expands at most 1032:1, which bounds the size a header may claim before
+	// anything is allocated.
+	if int64(size) > int64(len(data)-p)*1032 {
+		return nil, fmt.Errorf("header says %d uncompressed bytes, more than %d compressed bytes can hold", size, len(data)-p)
+	}
 	br := bytes.NewReader(data[p:])
 	fr := flate.NewReader(br)
 	defer fr.Close()
-	// Read at most size+1 bytes: one more than expected proves the stream too long.
-	var out bytes.Buffer
-	if size < 1<<20 {
-		out.Grow(size)
+	out := make([]byte, size)
+	if n, err := io.ReadFull(fr, out); err != nil {
+		return nil, fmt.Errorf("gzip stream inflates to %d bytes, header says %d: %v", n, size, err)
 	}
-	n, err := io.Copy(&out, io.LimitReader(fr, int64(size)+1))
-	if err != nil {
+	// The stream must end here: one more byte means the header understates the size.
+	var one [1]byte
+	if n, err := fr.Read(one[:]); n > 0 || err != io.EOF {
+		if n > 0 {
+			return nil, fmt.Errorf("gzip stream inflates to more than the %d bytes the header says", size)
+		}
 		return nil, fmt.Errorf("gzip: %v", err)
-	}
-	if n != int64(size) {
-		return nil, fmt.Errorf("gzip stream inflates to %d bytes or more, header says %d", n, size)
 	}
 	// The 8-byte gzip trailer follows the deflate stream: CRC-32 and size mod 2^32.
 	rest := data[p+int(int64(len(data)-p)-int64(br.Len())):]
 	if len(rest) < 8 {
 		return nil, fmt.Errorf("gzip trailer truncated")
 	}
-	if crc := crc32.ChecksumIEEE(out.Bytes()); binary.LittleEndian.Uint32(rest) != crc {
+	if crc := crc32.ChecksumIEEE(out); binary.LittleEndian.Uint32(rest) != crc {
 		return nil, fmt.Errorf("gzip CRC-32 mismatch")
 	}
 	if binary.LittleEndian.Uint32(rest[4:]) != uint32(size) {
 		return nil, fmt.Errorf("gzip trailer size %d, want %d", binary.LittleEndian.Uint32(rest[4:]), size)
 	}
-	return out.Bytes(), nil
+	return out, nil
 }

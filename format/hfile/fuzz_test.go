@@ -16,6 +16,9 @@ func FuzzReader(f *testing.F) {
 		f.Add(data[:len(data)-1])
 		f.Add(data[len(data)/2:])
 	}
+	// A file of our writer with leaf and intermediate index levels and several data blocks.
+	f.Add(writeKeys(f, WriterOptions{BlockSize: 64, IndexChunkSize: 200, MinIndexEntries: 2}, 120,
+		func(i int) []byte { return []byte{byte(i)} }))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkErr := func(err error) {
 			if err == nil || errors.Is(err, ErrUnsupported) {

@@ -68,6 +68,9 @@ const (
 	keyValueVerWithTS  = 1
 	pbMagic            = "PBUF"
 	fileInfoMaxEntries = 1 << 20
+	// maxIndexLevels bounds the data index depth: HBase's writer stops adding levels at 16
+	// (HFileBlockIndex.writeIndexBlocks).
+	maxIndexLevels = 16
 )
 
 // Open reads the trailer, indexes and file info of the HFile r of size bytes. name
@@ -123,8 +126,8 @@ func (r *Reader) load() error {
 	if t.LoadOnOpenOffset < 0 || t.LoadOnOpenOffset > end {
 		return r.bad(end, "trailer: load-on-open offset %d outside the file", t.LoadOnOpenOffset)
 	}
-	if t.DataIndexCount > 0 && t.NumDataIndexLevels < 1 {
-		return r.bad(end, "trailer: %d data index entries in %d levels", t.DataIndexCount, t.NumDataIndexLevels)
+	if t.DataIndexCount > 0 && t.NumDataIndexLevels < 1 || t.NumDataIndexLevels > maxIndexLevels {
+		return r.bad(end, "trailer: %d data index entries in %d levels (at most %d)", t.DataIndexCount, t.NumDataIndexLevels, maxIndexLevels)
 	}
 	// The load-on-open section: root data index, meta index, file info, in that order
 	// (Java's HFileReaderImpl.initializeMetadata reads them back to back).
@@ -155,6 +158,9 @@ func (r *Reader) load() error {
 		return err
 	}
 	if err := r.checkFileInfo(); err != nil {
+		return err
+	}
+	if err := r.checkOffsets(r.rootIndex, "root data index"); err != nil {
 		return err
 	}
 	r.dataIndex = r.rootIndex
@@ -281,9 +287,28 @@ func (r *Reader) readLowerLevels(root []IndexEntry, levels int) ([]IndexEntry, e
 			}
 			next = append(next, sub...)
 		}
+		if err := r.checkOffsets(next, fmt.Sprintf("data index level %d", level)); err != nil {
+			return nil, err
+		}
 		entries = next
 	}
 	return entries, nil
+}
+
+// checkOffsets requires the blocks one index level points to to lie in the block section
+// in strictly increasing order, as every writer lays them out. Beyond catching damage, it
+// bounds the work of walking an index: a corrupt index cannot point back at itself.
+func (r *Reader) checkOffsets(entries []IndexEntry, what string) error {
+	end := r.size - TrailerSize
+	for i, e := range entries {
+		if e.Offset < 0 || e.Size < HeaderSize || e.Offset > end-int64(e.Size) {
+			return r.bad(max(0, min(e.Offset, end)), "%s: entry %d points at %d bytes at offset %d, outside the block section", what, i, e.Size, e.Offset)
+		}
+		if i > 0 && e.Offset <= entries[i-1].Offset {
+			return r.bad(e.Offset, "%s: entry %d at offset %d does not follow entry %d at offset %d", what, i, e.Offset, i-1, entries[i-1].Offset)
+		}
+	}
+	return nil
 }
 
 // parseFileInfo decodes "PBUF" and a length-delimited protobuf InfoProto (repeated

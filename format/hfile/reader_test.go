@@ -235,6 +235,33 @@ func TestCorruptFiles(t *testing.T) {
 	}
 }
 
+// TestIndexBounds: a data index deeper than HBase ever writes, or whose entries do not
+// point at blocks in increasing order, is refused before it is walked (a corrupt index could
+// otherwise point back at itself).
+func TestIndexBounds(t *testing.T) {
+	base := readTestdata(t, "v8_files_base.hfile")
+	if _, err := OpenBytes(withTrailer(t, base, func(tr *Trailer) { tr.NumDataIndexLevels = 17 }), "f"); err == nil || !strings.Contains(err.Error(), "levels (at most 16)") {
+		t.Errorf("17 levels: %v", err)
+	}
+	// An uncompressed file without checksums whose second root entry is made to point at
+	// the first block.
+	data := writeKeys(t, WriterOptions{BlockSize: 64, Codec: CodecNone, NullChecksum: true}, 20, func(int) []byte { return []byte("v") })
+	r, err := OpenBytes(data, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loo := r.Trailer().LoadOnOpenOffset
+	first := r.RootIndex()[0]
+	pos := int(loo) + HeaderSize + 12 + 1 + len(first.Key) // the second entry's offset field
+	bad := append([]byte(nil), data...)
+	binary.BigEndian.PutUint64(bad[pos:], uint64(first.Offset))
+	_, err = OpenBytes(bad, "f")
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "does not follow entry 0") {
+		t.Errorf("repeated offset: %v", err)
+	}
+}
+
 // TestMVCCAndTagsRefused: hudi-io's HFileInfo refuses files with MVCC timestamps, and it
 // cannot parse cell tags; such files are refused by name rather than misread.
 func TestMVCCAndTagsRefused(t *testing.T) {
