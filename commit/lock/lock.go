@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hudi-go/hudi/config"
@@ -238,7 +240,7 @@ func (m *Manager) Lock(ctx context.Context, what string) (func(), error) {
 		}
 		ok, err := m.provider.TryLock(ctx, m.o.WaitTimeout)
 		if err != nil {
-			if ctx.Err() != nil || attempt == m.o.ClientNumRetries {
+			if ctx.Err() != nil || attempt == m.o.ClientNumRetries || notTransient(err) {
 				return nil, fmt.Errorf("%s: acquire the table lock %s (%s): %w", what, m.provider.Name(), Short(m.o.Provider), err)
 			}
 			m.o.Logger.Warn("acquiring the table lock failed; retrying", "lock", m.provider.Name(), "err", err)
@@ -264,6 +266,17 @@ func (m *Manager) Lock(ctx context.Context, what string) (func(), error) {
 		what, ErrNotAcquired, m.provider.Name(), Short(m.o.Provider), time.Since(start).Round(time.Millisecond),
 		m.o.ClientNumRetries+1, config.LockAcquireWaitTimeoutMs.Name, m.o.WaitTimeout.Milliseconds(),
 		config.LockAcquireClientRetryWaitMs.Name, m.o.ClientRetryWait.Milliseconds(), holder)
+}
+
+// notTransient reports whether a lock store error is one that waiting will not cure on its
+// own: a full disk or quota, a read-only file system, a permission refused. Java's
+// LockManager retries every HoodieLockException hoodie.write.lock.client.num_retries times
+// (50 × 5 s by default), which on a full disk holds the writer for four minutes before it
+// reports what an operator must fix; we fail at once with the store's error. A choice Java
+// does not make: docs/concurrency.md.
+func notTransient(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 func (m *Manager) releaser() func() {

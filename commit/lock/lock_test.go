@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,6 +293,53 @@ func TestManagerRetriesAndReenters(t *testing.T) {
 		t.Fatalf("Lock after release: %v", err)
 	}
 	rel2()
+}
+
+// failingProvider's TryLock fails with err and counts its calls.
+type failingProvider struct {
+	err   error
+	calls int
+}
+
+func (p *failingProvider) TryLock(context.Context, time.Duration) (bool, error) {
+	p.calls++
+	return false, p.err
+}
+func (p *failingProvider) Unlock(context.Context) error  { return nil }
+func (p *failingProvider) Close() error                  { return nil }
+func (p *failingProvider) Name() string                  { return "/t/.hoodie/lock" }
+func (p *failingProvider) Holder(context.Context) string { return "" }
+
+// TestManagerStopsOnErrorsWaitingCannotCure pins a choice Java does not make (its
+// LockManager retries every lock exception): a full disk, a read-only file system or a
+// refused permission fails the lock at the first attempt, naming the cause, while other
+// store errors are retried.
+func TestManagerStopsOnErrorsWaitingCannotCure(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		err       error
+		wantCalls int
+	}{
+		{"full disk", &fs.PathError{Op: "write", Path: "/t/.hoodie/lock", Err: syscall.ENOSPC}, 1},
+		{"quota", &fs.PathError{Op: "write", Path: "/t/.hoodie/lock", Err: syscall.EDQUOT}, 1},
+		{"read-only", &fs.PathError{Op: "open", Path: "/t/.hoodie/lock", Err: syscall.EROFS}, 1},
+		{"permission", &fs.PathError{Op: "open", Path: "/t/.hoodie/lock", Err: syscall.EACCES}, 1},
+		{"other", errors.New("connection reset"), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := fsOptions(0)
+			o.ClientNumRetries, o.ClientRetryWait = 3, time.Millisecond
+			p := &failingProvider{err: tc.err}
+			_, err := NewManagerWith(o, p).Lock(ctx, "write")
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("Lock: %v, want %v", err, tc.err)
+			}
+			if p.calls != tc.wantCalls {
+				t.Errorf("TryLock called %d times, want %d", p.calls, tc.wantCalls)
+			}
+		})
+	}
 }
 
 // TestProviderValidation pins the providers' required settings and the refusals.

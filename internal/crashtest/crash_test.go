@@ -348,11 +348,23 @@ func runWrite(table, input string, w writeOp, killAfter time.Duration) runResult
 	return r
 }
 
+// hangAfter is how long a hudi command of the crash tests may run before it is taken for hung.
+const hangAfter = 90 * time.Second
+
 func hudi(args ...string) (string, error) {
 	cmd := exec.Command(hudiBin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	// A command that hangs (a deadlock on an error path) fails its test with the goroutine
+	// dump SIGQUIT makes the Go runtime print, instead of timing the whole package out.
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("hudi %s: %w", strings.Join(args, " "), err)
+	}
+	watchdog := time.AfterFunc(hangAfter, func() { _ = cmd.Process.Signal(syscall.SIGQUIT) })
+	err := cmd.Wait()
+	watchdog.Stop()
+	if err != nil {
 		return stdout.String(), fmt.Errorf("hudi %s: %w: %s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.String(), nil
