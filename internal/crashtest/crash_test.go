@@ -349,7 +349,7 @@ func runWrite(table, input string, w writeOp, killAfter time.Duration) runResult
 }
 
 // hangAfter is how long a hudi command of the crash tests may run before it is taken for hung.
-const hangAfter = 90 * time.Second
+const hangAfter = 5 * time.Minute
 
 func hudi(args ...string) (string, error) {
 	cmd := exec.Command(hudiBin, args...)
