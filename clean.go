@@ -7,6 +7,7 @@ import (
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clean"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // CleanOptions select what Clean does.
@@ -56,8 +57,8 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 // It reports whether the timeline changed (a clean completed or a failed write was rolled
 // back).
 func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if !cfg.Bool(config.AutoClean) || t.meta.Timeline.Layout != 1 {
-		return false, nil // the writer only commits to version-6 tables; never fail a write here
+	if !cfg.Bool(config.AutoClean) || !t.meta.Timeline.Layout.Writes(timeline.OpClean) {
+		return false, nil // a table hudi-go writes but does not clean yet: never fail a write here
 	}
 	co, err := clean.OptionsFromConfig(cfg)
 	if err != nil {

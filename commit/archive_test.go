@@ -32,7 +32,7 @@ func TestDeleteArchivedInstantsOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tl := timeline.FromFileNames(1, ".hoodie", names)
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", names)
 	// commits listed before cleans: completed files still go oldest first
 	ins := []timeline.Instant{tl.Instants[1], tl.Instants[0]}
 	if err := handle(st, nil, HeartbeatOptions{}).DeleteArchivedInstants(ctx, ins); err != nil {

@@ -116,7 +116,7 @@ func (ct *Timeline) RollbackExpiredWrites(ctx context.Context, tl *timeline.Time
 	if n := len(tl.Instants); n > 0 {
 		last := tl.Instants[n-1]
 		if skip[last.Time] {
-			names = append(names, spec.InstantFileName{Instant: last.Time, Action: spec.ActionClean, State: spec.StateCompleted}.FileName(tl.Layout))
+			names = append(names, tl.Layout.FileName(spec.InstantFileName{Instant: last.Time, Action: spec.ActionClean, State: spec.StateCompleted}))
 		}
 	}
 	filtered := timeline.FromFileNames(tl.Layout, tl.Dir, names)

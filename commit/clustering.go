@@ -104,5 +104,5 @@ func (ct *Timeline) RollbackInflightClustering(ctx context.Context, tl *timeline
 }
 
 func requestedName(tl *timeline.Timeline, in timeline.Instant) string {
-	return spec.InstantFileName{Instant: in.Time, Action: in.Action, State: spec.StateRequested}.FileName(tl.Layout)
+	return tl.Layout.FileName(spec.InstantFileName{Instant: in.Time, Action: in.Action, State: spec.StateRequested})
 }

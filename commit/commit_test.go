@@ -40,7 +40,7 @@ func newTable(t *testing.T) string {
 }
 
 func TestNewInstantTimeIsStrictlyIncreasing(t *testing.T) {
-	tl := timeline.FromFileNames(1, ".hoodie", []string{"20300101000000000.commit"})
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", []string{"20300101000000000.commit"})
 	got := newInstantTime(tl, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.UTC)
 	if got != "20300101000000001" {
 		t.Errorf("instant after a future instant = %s", got)

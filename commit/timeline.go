@@ -126,7 +126,7 @@ func newInstantTime(tl *timeline.Timeline, now time.Time, loc *time.Location) sp
 // otherwise), so two processes never both publish the same instant file; a step that
 // resumes an interrupted run and finds its file there uses putOnce.
 func (ct *Timeline) put(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action, s spec.State, body []byte) error {
-	name := spec.InstantFileName{Instant: inst, Action: action, State: s}.FileName(tl.Layout)
+	name := tl.Layout.FileName(spec.InstantFileName{Instant: inst, Action: action, State: s})
 	return writeFile(ctx, ct.st, storage.Join(tl.Dir, name), body)
 }
 

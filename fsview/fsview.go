@@ -263,7 +263,7 @@ func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
 					continue
 				}
 				log := LogFile{Name: lf, Path: storage.Join(p.Path, f.Name), Size: f.Size}
-				if tl.Layout >= 2 {
+				if tl.Layout.CompletionTimes() {
 					// The name carries the writing deltacommit: an uncommitted or later
 					// write's file is not part of this view at all.
 					if !vis.Committed(lf.Instant) {
@@ -280,7 +280,7 @@ func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		for _, id := range ids {
-			if g := groups[id].build(p.Path, id, tl.Layout); g != nil {
+			if g := groups[id].build(p.Path, id, tl.Layout.CompletionTimes()); g != nil {
 				view.Groups = append(view.Groups, g)
 			}
 		}
@@ -298,7 +298,7 @@ type groupBuilder struct {
 // completion time (layout 2). Logs written against a compaction that has not committed
 // therefore join the previous slice, which is how Java merges a pending compaction's
 // slice into the one before it.
-func (b *groupBuilder) build(partition string, id spec.FileID, layout int) *FileGroup {
+func (b *groupBuilder) build(partition string, id spec.FileID, byCompletion bool) *FileGroup {
 	sort.Slice(b.bases, func(i, j int) bool {
 		if c := b.bases[i].Name.Instant.Compare(b.bases[j].Name.Instant); c != 0 {
 			return c < 0
@@ -317,13 +317,13 @@ func (b *groupBuilder) build(partition string, id spec.FileID, layout int) *File
 		g.Slices = append(g.Slices, FileSlice{Partition: partition, FileID: id, BaseInstant: base.Name.Instant, Base: &base})
 	}
 	key := func(l LogFile) spec.InstantTime {
-		if layout >= 2 {
+		if byCompletion {
 			return l.Completion
 		}
 		return l.Name.Instant
 	}
 	sort.Slice(b.logs, func(i, j int) bool {
-		if layout >= 2 {
+		if byCompletion {
 			if c := b.logs[i].Completion.Compare(b.logs[j].Completion); c != 0 {
 				return c < 0
 			}

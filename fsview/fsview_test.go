@@ -151,7 +151,7 @@ func runViewCases(t *testing.T, layout int, dir string, cases []viewCase) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tl := timeline.FromFileNames(layout, dir, c.timeline)
+			tl := timeline.FromFileNames(layoutOf(t, layout), dir, c.timeline)
 			v := Build(listing("p", c.files...), tl, c.opts)
 			got := describe(t, v)
 			want := map[string][]string{}
@@ -360,7 +360,7 @@ func TestBuildLayout2(t *testing.T) {
 }
 
 func TestLayout2LogCompletion(t *testing.T) {
-	tl := timeline.FromFileNames(2, ".hoodie/timeline", concat(v2Commit(1, 2), v2Delta(6, 11), v2Delta(8, 9)))
+	tl := timeline.FromFileNames(timeline.LayoutV2, ".hoodie/timeline", concat(v2Commit(1, 2), v2Delta(6, 11), v2Delta(8, 9)))
 	v := Build(listing("", baseName("E", 1), logName("E", 6, 1), logName("E", 8, 1)), tl, Options{})
 	if len(v.Groups) != 1 {
 		t.Fatalf("groups: %d", len(v.Groups))
@@ -382,8 +382,8 @@ func TestLayout2LogCompletion(t *testing.T) {
 }
 
 func TestVisibility(t *testing.T) {
-	tl1 := timeline.FromFileNames(1, ".hoodie", concat(v1Commit(2), v1Inflight(3), v1Delta(4), v1Clean(5), v1CompactionPending(6), v1Replace(7)))
-	tl2 := timeline.FromFileNames(2, ".hoodie/timeline", concat(v2Commit(2, 3), v2DeltaPending(4), v2Delta(5, 9)))
+	tl1 := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", concat(v1Commit(2), v1Inflight(3), v1Delta(4), v1Clean(5), v1CompactionPending(6), v1Replace(7)))
+	tl2 := timeline.FromFileNames(timeline.LayoutV2, ".hoodie/timeline", concat(v2Commit(2, 3), v2DeltaPending(4), v2Delta(5, 9)))
 	for _, c := range []struct {
 		tl        *timeline.Timeline
 		asOf      spec.InstantTime
@@ -411,16 +411,16 @@ func TestVisibility(t *testing.T) {
 	} {
 		v := NewVisibility(c.tl, c.asOf)
 		if got := v.Committed(ts(c.n)); got != c.committed {
-			t.Errorf("layout %d asOf %q: Committed(%03d) = %v, want %v", c.tl.Layout, c.asOf, c.n, got, c.committed)
+			t.Errorf("layout %d asOf %q: Committed(%03d) = %v, want %v", c.tl.Layout.Version(), c.asOf, c.n, got, c.committed)
 		}
 		if got := v.CompletionTime(ts(c.n)); got != c.completed {
-			t.Errorf("layout %d: CompletionTime(%03d) = %s, want %s", c.tl.Layout, c.n, got, c.completed)
+			t.Errorf("layout %d: CompletionTime(%03d) = %s, want %s", c.tl.Layout.Version(), c.n, got, c.completed)
 		}
 	}
 }
 
 func TestMultiplePartitionsSorted(t *testing.T) {
-	tl := timeline.FromFileNames(1, ".hoodie", v1Commit(1))
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", v1Commit(1))
 	l := &Listing{}
 	for _, p := range []string{"a=1", "a=2"} {
 		l.Partitions = append(l.Partitions, PartitionFiles{Path: p, Files: []storage.FileInfo{
@@ -584,10 +584,19 @@ func TestBuildFromListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := timeline.FromFileNames(1, ".hoodie", concat(v1Commit(1), v1Inflight(2)))
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", concat(v1Commit(1), v1Inflight(2)))
 	got := describe(t, Build(l, tl, Options{}))
 	want := map[string][]string{"a=1/A": {"001:b001|l001.1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
+}
+
+func layoutOf(t *testing.T, n int) timeline.Layout {
+	t.Helper()
+	l, ok := timeline.LayoutByVersion(n)
+	if !ok {
+		t.Fatalf("no timeline layout %d", n)
+	}
+	return l
 }

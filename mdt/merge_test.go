@@ -211,12 +211,13 @@ func runMergeCase(t *testing.T, schema *avro.Schema, layout int, layout1 func([]
 	if layout == 1 {
 		tlDir, data, mdtNames = ".hoodie", layout1(data), layout1(mdtNames)
 	}
+	tlLayout, _ := timeline.LayoutByVersion(layout)
 	t.Run(fmt.Sprintf("layout%d/%s", layout, tt.name), func(t *testing.T) {
 		dir := t.TempDir()
 		tbl := &Table{
 			mst:          local.New(dir),
-			DataTimeline: timeline.FromFileNames(layout, tlDir, data),
-			Timeline:     timeline.FromFileNames(layout, tlDir, mdtNames),
+			DataTimeline: timeline.FromFileNames(tlLayout, tlDir, data),
+			Timeline:     timeline.FromFileNames(tlLayout, tlDir, mdtNames),
 		}
 		var err error
 		var slice fsview.FileSlice

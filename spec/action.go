@@ -109,11 +109,3 @@ const (
 
 // Supported reports whether hudi-go can read tables of version v.
 func (v TableVersion) Supported() bool { return v == 6 || v == 8 || v == 9 }
-
-// TimelineLayout is the timeline layout of a table version: 1 for <8, 2 for 8+.
-func (v TableVersion) TimelineLayout() int {
-	if v >= 8 {
-		return 2
-	}
-	return 1
-}

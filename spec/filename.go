@@ -244,7 +244,9 @@ func (f InstantFileName) FileName(layout int) string {
 	case StateRequested:
 		return fmt.Sprintf("%s.%s.requested", f.Instant, f.Action)
 	case StateInflight:
-		if f.Action == ActionCommit && layout == 1 {
+		// Both layouts name a commit's inflight file without its action, as Spark does in
+		// the fixtures cow/v6_nonpartitioned and cow/v8_nonpartitioned.
+		if f.Action == ActionCommit {
 			return fmt.Sprintf("%s.inflight", f.Instant)
 		}
 		return fmt.Sprintf("%s.%s.inflight", f.Instant, f.Action)

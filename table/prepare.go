@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // ErrUnsupportedWrite marks tables or settings the hudi-go writer does not handle yet
@@ -60,4 +62,14 @@ func (t *Table) PrepareChange(ctx context.Context, now time.Time, logger *slog.L
 	}
 	logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
 	return t.Reopen(ctx)
+}
+
+// CheckLayoutWrites refuses op, with an error wrapping ErrUnsupportedWrite, when hudi-go
+// does not perform it on tables of this table's timeline layout (timeline.Layout.Writes):
+// the one place where what hudi-go writes depends on the table version.
+func (t *Table) CheckLayoutWrites(op timeline.Operation) error {
+	if t.Timeline.Layout.Writes(op) {
+		return nil
+	}
+	return timeline.UnsupportedError(t.Config.Name(), t.Version, t.Timeline.Layout, op, ErrUnsupportedWrite)
 }

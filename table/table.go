@@ -281,11 +281,8 @@ func (t *Table) View(ctx context.Context, listing *fsview.Listing, asOf spec.Ins
 // Archived loads the archived timeline (layout 1: .hoodie/<hoodie.archivelog.folder>;
 // layout 2: the LSM history under the timeline folder).
 func (t *Table) Archived(ctx context.Context) ([]timeline.ArchivedInstant, error) {
-	folder := t.Config.get(KeyArchiveLogFolder)
-	if t.Timeline.Layout >= 2 {
-		folder = t.Config.get(KeyTimelineHistoryPath)
-	}
-	return timeline.LoadArchived(ctx, t.Storage, t.Timeline.Layout, folder, t.Config.TimelinePath())
+	l := t.Timeline.Layout
+	return timeline.LoadArchived(ctx, t.Storage, l, t.Config.get(l.ArchiveFolderKey()), t.Config.TimelinePath())
 }
 
 // List lists the table's partitions and files.

@@ -22,8 +22,8 @@ func TestOpenEveryFixture(t *testing.T) {
 			if tb.Config.Name() == "" || len(tb.Config.RecordKeyFields()) == 0 {
 				t.Errorf("name %q, keys %v", tb.Config.Name(), tb.Config.RecordKeyFields())
 			}
-			if tb.Version >= 8 && tb.Timeline.Layout != 2 || tb.Version == 6 && tb.Timeline.Layout != 1 {
-				t.Errorf("version %d has layout %d", tb.Version, tb.Timeline.Layout)
+			if tb.Version >= 8 && tb.Timeline.Layout.Version() != 2 || tb.Version == 6 && tb.Timeline.Layout.Version() != 1 {
+				t.Errorf("version %d has %s", tb.Version, tb.Timeline.Layout)
 			}
 		})
 	}

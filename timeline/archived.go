@@ -87,29 +87,17 @@ type ArchivedInstant struct {
 	Source string
 }
 
-// LoadArchived reads the archived instants of a table whose timeline has the given layout
-// (1 for table versions up to 7, 2 for 8+), sorted by instant time. archiveFolder is the
-// table's hoodie.archivelog.folder for layout 1 (relative to .hoodie) or its
-// hoodie.timeline.history.path for layout 2 (relative to the timeline folder); "" means
-// the default. timelinePath is hoodie.timeline.path as for Load (layout 2 only).
+// LoadArchived reads the archived instants of a table whose timeline has the given layout,
+// sorted by instant time. archiveFolder is the table's hoodie.archivelog.folder for layout
+// 1 (relative to .hoodie) or its hoodie.timeline.history.path for layout 2 (relative to the
+// timeline folder); "" means the default. timelinePath is hoodie.timeline.path as for Load
+// (layout 2 only).
 //
 // A missing archive folder means no archived instants, not an error: most tables never
 // archive. Treating an explicitly empty property like an unset one is UNVERIFIED against
 // Java (which would join "" and read .hoodie itself).
-func LoadArchived(ctx context.Context, st storage.Storage, layout int, archiveFolder, timelinePath string) ([]ArchivedInstant, error) {
-	if layout >= 2 {
-		if timelinePath == "" {
-			timelinePath = "timeline"
-		}
-		if archiveFolder == "" {
-			archiveFolder = DefaultHistoryFolder
-		}
-		return loadLSMTimeline(ctx, st, storage.Join(MetaDir, timelinePath, archiveFolder))
-	}
-	if archiveFolder == "" {
-		archiveFolder = DefaultArchiveFolder
-	}
-	return loadArchiveLogs(ctx, st, storage.Join(MetaDir, archiveFolder))
+func LoadArchived(ctx context.Context, st storage.Storage, layout Layout, archiveFolder, timelinePath string) ([]ArchivedInstant, error) {
+	return layout.loadArchived(ctx, st, layout.ArchiveDir(archiveFolder, timelinePath))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -408,7 +408,7 @@ func TestLoadArchivedLayout1(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeTree(t, tc.files)
-			got, err := LoadArchived(context.Background(), local.New(root), 1, tc.folder, "")
+			got, err := LoadArchived(context.Background(), local.New(root), LayoutV1, tc.folder, "")
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("no error, got %d instants", len(got))
@@ -447,7 +447,7 @@ func TestArchivedLayout1Contents(t *testing.T) {
 		e("20240101000000004", "replacecommit", "REQUESTED", map[string]any{"hoodieRequestedReplaceMetadata": requested.value}),
 		e("20240101000000004", "replacecommit", "COMPLETED", map[string]any{"hoodieReplaceCommitMetadata": replace.value}),
 	)})
-	got, err := LoadArchived(context.Background(), local.New(root), 1, "", "")
+	got, err := LoadArchived(context.Background(), local.New(root), LayoutV1, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +520,7 @@ func TestArchivedLayout1Contents(t *testing.T) {
 		}
 	}
 	// The output is deterministic.
-	again, err := LoadArchived(context.Background(), local.New(root), 1, "", "")
+	again, err := LoadArchived(context.Background(), local.New(root), LayoutV1, "", "")
 	if err != nil || !reflect.DeepEqual(again, got) {
 		t.Errorf("second load differs (%v)", err)
 	}
@@ -725,7 +725,7 @@ func TestLoadArchivedLayout2(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeTree(t, tc.files)
-			got, err := LoadArchived(context.Background(), local.New(root), 2, tc.history, tc.timeline)
+			got, err := LoadArchived(context.Background(), local.New(root), LayoutV2, tc.history, tc.timeline)
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("no error, got %d instants", len(got))
@@ -751,7 +751,7 @@ func TestLoadArchivedLayout2(t *testing.T) {
 
 	// The bytes come back exactly as stored.
 	root := writeTree(t, base(nil))
-	got, err := LoadArchived(context.Background(), local.New(root), 2, "", "")
+	got, err := LoadArchived(context.Background(), local.New(root), LayoutV2, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -770,7 +770,7 @@ func TestLoadArchivedCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	root := writeTree(t, map[string][]byte{archived + ".commits_.archive.1_1-0-1": []byte("x")})
-	if _, err := LoadArchived(ctx, local.New(root), 1, "", ""); err == nil {
+	if _, err := LoadArchived(ctx, local.New(root), LayoutV1, "", ""); err == nil {
 		t.Error("no error from a canceled context")
 	}
 }

@@ -44,7 +44,7 @@ func (i Instant) File(s spec.State) (string, bool) {
 
 // Timeline is the active timeline, sorted by instant time.
 type Timeline struct {
-	Layout   int
+	Layout   Layout
 	Dir      string // directory of the timeline files, relative to the table root
 	Instants []Instant
 	index    map[spec.InstantTime][]int
@@ -52,19 +52,13 @@ type Timeline struct {
 
 // Load lists the active timeline of a table of the given version.
 func Load(ctx context.Context, st storage.Storage, version spec.TableVersion, timelinePath string) (*Timeline, error) {
-	layout := version.TimelineLayout()
-	dir := MetaDir
-	if layout >= 2 {
-		if timelinePath == "" {
-			timelinePath = "timeline"
-		}
-		dir = storage.Join(MetaDir, timelinePath)
-	}
+	layout := LayoutOf(version)
+	dir := layout.Dir(timelinePath)
 	// Only names are needed: a full List stats every file of .hoodie.
 	entries, err := storage.ListNames(ctx, st, dir)
 	if err != nil {
-		if errors.Is(err, storage.ErrNotExist) && layout >= 2 {
-			entries = nil // a v8+ table before its first instant may lack the folder
+		if errors.Is(err, storage.ErrNotExist) && dir != MetaDir {
+			entries = nil // a v8+ table before its first instant may lack its timeline folder
 		} else {
 			return nil, fmt.Errorf("list timeline %s: %w", dir, err)
 		}
@@ -86,7 +80,7 @@ type groupKey struct {
 
 // FromFileNames builds a timeline from the names of files in its directory; names that
 // are not instant files are ignored.
-func FromFileNames(layout int, dir string, names []string) *Timeline {
+func FromFileNames(layout Layout, dir string, names []string) *Timeline {
 	groups := map[groupKey]*Instant{}
 	var order []groupKey
 	for _, n := range names {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestFromFileNamesLayout1(t *testing.T) {
-	tl := FromFileNames(1, ".hoodie", []string{
+	tl := FromFileNames(LayoutV1, ".hoodie", []string{
 		"20240418173550988.commit.requested", "20240418173550988.inflight", "20240418173550988.commit",
 		"20240418173551906.commit.requested", "20240418173551906.inflight",
 		"20240418173552000.compaction.requested", "20240418173552000.compaction.inflight", "20240418173552000.commit",
@@ -92,7 +92,7 @@ func TestLoadFixtures(t *testing.T) {
 // and rollbacks are archived by their own rules); it must not make those archived commits
 // look uncommitted — time travel to them would drop their files for older ones.
 func TestIsBeforeStartIgnoresNonWriteInstants(t *testing.T) {
-	tl := FromFileNames(1, ".hoodie", []string{
+	tl := FromFileNames(LayoutV1, ".hoodie", []string{
 		"20240418173550000.rollback.requested", "20240418173550000.rollback.inflight", "20240418173550000.rollback",
 		"20240418173550500.clean.requested", "20240418173550500.clean.inflight", "20240418173550500.clean",
 		"20240418173551000.commit.requested", "20240418173551000.inflight", "20240418173551000.commit",
@@ -112,7 +112,7 @@ func TestIsBeforeStartIgnoresNonWriteInstants(t *testing.T) {
 	}
 	// A pending write still starts the timeline: its files are not committed, and neither
 	// are those of later failed writes (the reader must not take them for archived ones).
-	tl = FromFileNames(1, ".hoodie", []string{
+	tl = FromFileNames(LayoutV1, ".hoodie", []string{
 		"20240418173550000.rollback", "20240418173550500.commit.requested", "20240418173551000.commit",
 	})
 	if tl.IsBeforeStart("20240418173550500") || !tl.IsBeforeStart("20240418173550200") {

@@ -25,6 +25,7 @@ import (
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // ErrUnsupported marks tables or settings the writer does not handle yet.
@@ -427,13 +428,15 @@ func checkWritable(t *table.Table) error {
 	if err := t.CheckWritableFeatures(); err != nil {
 		return err
 	}
+	op := timeline.OpWriteCOW
+	if t.Type == spec.MergeOnRead {
+		op = timeline.OpWriteMOR
+	}
 	switch {
-	case t.Version != spec.TableVersion6:
-		return fmt.Errorf("table %s is version %d: writing is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, ErrUnsupported)
 	case t.Type != spec.CopyOnWrite && t.Type != spec.MergeOnRead:
 		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrUnsupported)
-	case t.Type == spec.MergeOnRead && t.Timeline.Layout != 1:
-		return fmt.Errorf("table %s: merge-on-read writes need timeline layout 1: %w", t.Config.Name(), ErrUnsupported)
+	case !t.Timeline.Layout.Writes(op):
+		return t.CheckLayoutWrites(op)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: %w", t.Config.Name(), t.Config.BaseFileFormat(), ErrUnsupported)
 	}

@@ -27,7 +27,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -132,14 +131,15 @@ type Result struct {
 	Message          string            `json:"message,omitempty"`
 }
 
-// ErrUnsupported is returned for tables this service cannot archive.
-var ErrUnsupported = errors.New("archival is not supported")
+// ErrUnsupported is returned for tables this service cannot archive
+// (table.ErrUnsupportedWrite).
+var ErrUnsupported = table.ErrUnsupportedWrite
 
 // PlanArchive chooses the instants to archive from t's active timeline.
 func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) {
 	o = o.withDefaults()
-	if t.Version != spec.TableVersion6 || t.Timeline.Layout != 1 {
-		return nil, fmt.Errorf("table %s is version %d: %w (hudi-go archives table version 6, timeline layout 1)", t.Config.Name(), t.Version, ErrUnsupported)
+	if err := t.CheckLayoutWrites(timeline.OpArchive); err != nil {
+		return nil, err
 	}
 	p := &Plan{}
 	if len(t.Config.MetadataPartitions()) > 0 {

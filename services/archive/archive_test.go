@@ -115,7 +115,7 @@ func TestEncodeEntriesFieldByField(t *testing.T) {
 		}
 		names = append(names, n)
 	}
-	tl := timeline.FromFileNames(1, ".hoodie", names)
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", names)
 	content, err := EncodeEntries(ctx, local.New(root), tl.Instants, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestEncodeEntriesFieldByField(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(meta, "archived", ".commits_.archive.1_1-0-1"), content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	arch, err := timeline.LoadArchived(ctx, local.New(root), 1, "", "")
+	arch, err := timeline.LoadArchived(ctx, local.New(root), timeline.LayoutV1, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

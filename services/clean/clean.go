@@ -59,8 +59,8 @@ const (
 	FailedWritesNever = "NEVER"
 )
 
-// ErrUnsupported marks tables this service does not clean.
-var ErrUnsupported = errors.New("not supported")
+// ErrUnsupported marks tables this service does not clean (table.ErrUnsupportedWrite).
+var ErrUnsupported = table.ErrUnsupportedWrite
 
 // Options configure a clean.
 type Options struct {
@@ -270,10 +270,7 @@ func absPath(root, rel string) string {
 }
 
 func check(t *table.Table) error {
-	if t.Timeline.Layout != 1 {
-		return fmt.Errorf("table %s is version %d: cleaning is %w for table versions 8+ (version 6 only)", t.Config.Name(), t.Version, ErrUnsupported)
-	}
-	return nil
+	return t.CheckLayoutWrites(timeline.OpClean)
 }
 
 // ---------------------------------------------------------------------------------------

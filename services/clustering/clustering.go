@@ -216,8 +216,8 @@ func Summarize(m *commitmeta.RequestedReplaceMetadata, inputBytes []int64) *Plan
 
 func check(t *table.Table) error {
 	switch {
-	case t.Version != spec.TableVersion6 || t.Timeline.Layout != 1:
-		return fmt.Errorf("table %s is version %d: clustering is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, write.ErrUnsupported)
+	case !t.Timeline.Layout.Writes(timeline.OpClustering):
+		return t.CheckLayoutWrites(timeline.OpClustering)
 	case t.Type != spec.CopyOnWrite && t.Type != spec.MergeOnRead:
 		return fmt.Errorf("table %s is %s: clustering is %w", t.Config.Name(), t.Type, write.ErrUnsupported)
 	case !t.Config.PopulateMetaFields():

@@ -189,8 +189,8 @@ func check(t *table.Table) error {
 	switch {
 	case t.Type != spec.MergeOnRead:
 		return fmt.Errorf("table %s is %s: %w", t.Config.Name(), t.Type, ErrNotMOR)
-	case t.Version != spec.TableVersion6 || t.Timeline.Layout != 1:
-		return fmt.Errorf("table %s is version %d: compaction is %w (hudi-go writes table version 6)", t.Config.Name(), t.Version, write.ErrUnsupported)
+	case !t.Timeline.Layout.Writes(timeline.OpCompaction):
+		return t.CheckLayoutWrites(timeline.OpCompaction)
 	case t.Config.BaseFileFormat() != "PARQUET":
 		return fmt.Errorf("table %s has base file format %s: compaction is %w", t.Config.Name(), t.Config.BaseFileFormat(), write.ErrUnsupported)
 	}

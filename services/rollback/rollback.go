@@ -32,7 +32,7 @@ var (
 	// ErrSavepointed: the target is savepointed or older than a savepoint.
 	ErrSavepointed = errors.New("savepoint in the way")
 	// ErrUnsupported: the table is not one hudi-go writes.
-	ErrUnsupported = errors.New("unsupported table")
+	ErrUnsupported = table.ErrUnsupportedWrite
 )
 
 // Options configure a rollback.
@@ -86,8 +86,8 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 	if err != nil {
 		return nil, err
 	}
-	if t.Version != spec.TableVersion6 || t.Timeline.Layout != 1 {
-		return nil, fmt.Errorf("table %s is version %d: rollback is for table version 6: %w", t.Config.Name(), t.Version, ErrUnsupported)
+	if err := t.CheckLayoutWrites(timeline.OpRollback); err != nil {
+		return nil, err
 	}
 	if !o.DryRun {
 		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {

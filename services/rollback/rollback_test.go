@@ -24,7 +24,7 @@ func TestPlan(t *testing.T) {
 		"20250101000000004.deltacommit.requested", "20250101000000004.deltacommit.inflight",
 		"20250101000000005.clean.requested",
 	}
-	tl := timeline.FromFileNames(1, ".hoodie", names)
+	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", names)
 	now := time.Now()
 	if _, err := Plan(ctx, st, tl, "20250101000000002", false, now); !errors.Is(err, ErrLaterInstants) {
 		t.Errorf("later pending compaction and deltacommit: %v", err)
@@ -49,7 +49,7 @@ func TestPlan(t *testing.T) {
 	if _, err := Plan(ctx, st, tl, "20250101000000004", false, time.Now()); err == nil {
 		t.Error("a pending write with a live heartbeat was planned for rollback")
 	}
-	sp := timeline.FromFileNames(1, ".hoodie", append(names, "20250101000000002.savepoint.inflight", "20250101000000002.savepoint"))
+	sp := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", append(names, "20250101000000002.savepoint.inflight", "20250101000000002.savepoint"))
 	for _, target := range []spec.InstantTime{"20250101000000001", "20250101000000002"} {
 		if _, err := Plan(ctx, st, sp, target, true, now); !errors.Is(err, ErrSavepointed) {
 			t.Errorf("rollback of %s under a savepoint: %v", target, err)

@@ -46,7 +46,7 @@ func ParseOp(s string) (Op, error) {
 var (
 	ErrNotFound    = errors.New("not found")
 	ErrInvalid     = errors.New("cannot savepoint")
-	ErrUnsupported = errors.New("unsupported table")
+	ErrUnsupported = table.ErrUnsupportedWrite
 )
 
 // Options configure a savepoint operation.
@@ -94,8 +94,8 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 	if err != nil {
 		return nil, err
 	}
-	if t.Version != spec.TableVersion6 || t.Timeline.Layout != 1 {
-		return nil, fmt.Errorf("table %s is version %d: savepoints are for table version 6: %w", t.Config.Name(), t.Version, ErrUnsupported)
+	if err := t.CheckLayoutWrites(timeline.OpSavepoint); err != nil {
+		return nil, err
 	}
 	if !(op == Restore && o.DryRun) {
 		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
