@@ -319,8 +319,8 @@ func (e *Engine) queryColumns(ctx context.Context, src string) ([]parser.ColumnD
 
 // execAlterAddColumns adds nullable columns. Java 0.14 (AlterHoodieTableAddColumnsCommand)
 // commits an instant with no data whose metadata carries the new schema; the engine does
-// the same through the facade: an upsert of zero rows in the new schema, which the writer
-// evolves the table schema with (its operation type is UPSERT, not ALTER_SCHEMA).
+// the same through the facade: a write of zero rows in the new schema, which the writer
+// evolves the table schema with, recorded (inflight and completed) as ALTER_SCHEMA.
 func (e *Engine) execAlterAddColumns(ctx context.Context, s *parser.AlterAddColumns) (*Result, error) {
 	h, err := e.resolve(ctx, s.Table)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/sql/parser"
 )
 
@@ -279,6 +280,52 @@ func newestCommit(t *testing.T, e *Engine, table string) string {
 	}
 	ins := h.t.Meta().Timeline.DataInstants()
 	return string(ins[len(ins)-1].Time)
+}
+
+// TestAlterAddColumnsRecordsAlterSchema: ALTER TABLE ADD COLUMNS (schema on read off) is
+// one instant with no data whose inflight and completed metadata both say ALTER_SCHEMA
+// (Java 0.14's AlterHoodieTableAddColumnsCommand.commitWithSchema: the inflight metadata,
+// then client.preWrite(ALTER_SCHEMA) before client.commit), carrying the new schema
+// without meta fields and with the partition column last.
+func TestAlterAddColumnsRecordsAlterSchema(t *testing.T) {
+	for _, typ := range []string{"cow", "mor"} {
+		t.Run(typ, func(t *testing.T) {
+			e := newTrips(t, typ)
+			rs := run(t, e, "ALTER TABLE trips ADD COLUMNS (note STRING)")
+			if len(rs[0].Instants) != 1 {
+				t.Fatalf("instants: %v", rs[0].Instants)
+			}
+			// Table version 6 names a commit's inflight file <instant>.inflight.
+			action, inflight := "commit", rs[0].Instants[0]+".inflight"
+			if typ == "mor" {
+				action, inflight = "deltacommit", rs[0].Instants[0]+".deltacommit.inflight"
+			}
+			hoodie := filepath.Join(e.cat.defaultPath(DefaultDatabase, "trips"), ".hoodie")
+			for _, name := range []string{inflight, rs[0].Instants[0] + "." + action} {
+				data, err := os.ReadFile(filepath.Join(hoodie, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := commitmeta.Decode(data)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if m.OperationType != "ALTER_SCHEMA" {
+					t.Errorf("%s: operationType %q, want ALTER_SCHEMA", name, m.OperationType)
+				}
+				if n := len(m.PartitionToWriteStats); n != 0 {
+					t.Errorf("%s: %d partitions written, want none", name, n)
+				}
+				if name == rs[0].Instants[0]+"."+action {
+					sc := m.ExtraMetadata["schema"]
+					if strings.Contains(sc, "_hoodie_") || !strings.Contains(sc, `"name":"note"`) ||
+						strings.Index(sc, `"name":"note"`) > strings.Index(sc, `"name":"city"`) {
+						t.Errorf("%s: schema %s", name, sc)
+					}
+				}
+			}
+		})
+	}
 }
 
 // TestAlterAddColumnsKeepsPartitionLast: ALTER TABLE ADD COLUMNS commits the schema Java's

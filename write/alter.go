@@ -20,6 +20,18 @@ import (
 // OperationAlterSchema is the WriteOperationType of a schema change (ALTER_SCHEMA).
 const OperationAlterSchema = "ALTER_SCHEMA"
 
+// operationType is the operationType the write's inflight and completed commit metadata
+// record. A write that only adds columns (Options.AddColumns: SQL's ALTER TABLE ADD
+// COLUMNS) records ALTER_SCHEMA in both, as Java 0.14's
+// AlterHoodieTableAddColumnsCommand.commitWithSchema does (the inflight file's metadata,
+// and client.preWrite(ALTER_SCHEMA) before the commit).
+func (w *writer) operationType(op Operation) string {
+	if w.o.AddColumns {
+		return OperationAlterSchema
+	}
+	return op.WriteOperationType()
+}
+
 // SchemaChange is one ALTER TABLE statement of schema evolution on read: columns added,
 // deleted or updated (exactly one of the three, as each Spark statement is one kind of
 // Java's TableChange).

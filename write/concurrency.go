@@ -105,7 +105,7 @@ func (pl *plan) profile(w *writer, op Operation) *commitmeta.CommitMetadata {
 		return nil
 	}
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: op.WriteOperationType(), Profile: true}
+		ExtraMetadata: map[string]string{}, OperationType: w.operationType(op), Profile: true}
 	if op == DeletePartition {
 		return meta // Java profiles no records for delete_partition
 	}

@@ -264,7 +264,7 @@ func (w *writer) complete(ctx context.Context, txn *commit.Txn, res *Result, act
 	stats []commitmeta.WriteStat, replaced map[string][]spec.FileID, start commit.WriteStart) error {
 	o := w.o
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: o.Operation.WriteOperationType()}
+		ExtraMetadata: map[string]string{"schema": avroSchema}, OperationType: w.operationType(o.Operation)}
 	for _, s := range stats {
 		meta.PartitionToWriteStats[s.PartitionPath] = append(meta.PartitionToWriteStats[s.PartitionPath], s)
 		res.FilesWritten++
