@@ -21,7 +21,7 @@ const module = "github.com/hudi-go/hudi"
 // layer of each package (path relative to the module root). Deeper layers import only
 // shallower ones. A package missing here fails the test, so a new package must be placed.
 var layer = map[string]int{
-	"storage": 0, "storage/local": 0, "storage/mem": 0,
+	"storage": 0, "storage/local": 0, "storage/mem": 0, "storage/storagetest": 0,
 	"internal/avro": 0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
 	"spec":               1, "config": 1, "schema/internalschema": 1,
@@ -45,6 +45,7 @@ var layer = map[string]int{
 var sameLayer = map[string][]string{
 	"storage/local":       {"storage"},
 	"storage/mem":         {"storage"},
+	"storage/storagetest": {"storage"},
 	"fsview":              {"timeline"},
 	"commit":              {"commit/lock"},
 	"services/compaction": {"write"},
