@@ -165,7 +165,7 @@ func readSettings(tc *table.Config, settings map[string]string) (map[string]stri
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if storage.IsSetting(k) {
+		if strings.HasPrefix(k, config.StoragePrefix) {
 			delete(explicit, k) // the storage backend's, taken when the table was opened
 			continue
 		}
