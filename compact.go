@@ -44,7 +44,12 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	co.SpillDir = cfg.String(config.SpillableMapPath)
 	// The explicit settings fill the key generator settings a table without meta fields
 	// lacks in hoodie.properties (services/compaction.virtualKeyOptions).
-	co.Write = write.Options{Now: o.Now, WriterProps: cfg.Explicit()}
+	co.Write = write.Options{Now: o.Now, WriterProps: cfg.Explicit(),
+		// The writers' index: with BUCKET, a table with CDC on logs the compaction's
+		// changes (write.NewChangeLog).
+		IndexType: strings.ToUpper(cfg.String(config.IndexType)),
+		// The CDC log's block size.
+		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize)}
 	setFileFormat(&co.Write, cfg)
 	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
 		co.Write.TimelineZone = time.UTC

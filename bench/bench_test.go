@@ -24,7 +24,7 @@ func TestTiny(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, log.String())
 	}
-	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false}
+	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false, "W8": false, "W9": false}
 	for _, res := range rep.Ratios {
 		want[res.Workload] = true
 		if len(res.Ratios) != 1 || res.Median <= 0 {

@@ -40,6 +40,7 @@ func workloads() []workload {
 		{"W6", "point lookups and deletes by index", w6LookupDelete},
 		{"W7", "many small upsert commits", w7SmallCommits},
 		{"W8", "hudi sql queries vs DuckDB read_parquet; MOR snapshot vs read-optimized", w8SQL},
+		{"W9", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w9CDC},
 	}
 }
 

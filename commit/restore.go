@@ -168,7 +168,7 @@ func (ct *Timeline) resumeRollback(ctx context.Context, tl *timeline.Timeline, r
 		return "", "", nil, fmt.Errorf("rollback plan of %s names no instant", rb.Time)
 	}
 	target, action := spec.InstantTime(p.InstantToRollback.CommitTime), spec.Action(p.InstantToRollback.Action)
-	w, err := filesWrittenBy(ctx, st, target)
+	w, err := filesWrittenBy(ctx, st, target, ct.idleBefore())
 	if err != nil {
 		return "", "", nil, err
 	}

@@ -164,7 +164,7 @@ func TestInterruptedRollbackOfCompletedInstant(t *testing.T) {
 	}
 	tl := load(t, dir)
 	in := tl.Instants[0]
-	w, err := filesOfInstant(ctx, st, tl, in)
+	w, err := filesOfInstant(ctx, st, tl, in, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

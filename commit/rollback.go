@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
@@ -90,7 +91,7 @@ func (ct *Timeline) resumeRollbacks(ctx context.Context, tl *timeline.Timeline) 
 			return done, fmt.Errorf("rollback plan of %s names no instant", in.Time)
 		}
 		target := spec.InstantTime(p.InstantToRollback.CommitTime)
-		w, err := filesWrittenBy(ctx, st, target)
+		w, err := filesWrittenBy(ctx, st, target, ct.idleBefore())
 		if err != nil {
 			return done, err
 		}
@@ -210,7 +211,12 @@ type written struct {
 // Log files come from APPEND markers; they are never deleted (§6.8 of the format doc:
 // Java appends a rollback command block). An APPEND marker named like a base file (Java
 // before HUDI-1517) names no file to delete and is skipped.
-func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.InstantTime) (*written, error) {
+//
+// The temp file of a log file it appended to goes only when nobody has written it since
+// idleBefore (a heartbeat expiry ago): a log file is named after its slice's base instant,
+// not the writer's, so a live concurrent writer appending to the same slice (optimistic
+// concurrency) may be writing a temp of the same name, and must not lose it.
+func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.InstantTime, idleBefore time.Time) (*written, error) {
 	out := &written{deletes: map[string][]string{}, logs: map[string][]string{}}
 	seen := map[string]bool{}
 	add := func(m map[string][]string, partition, name string) {
@@ -281,7 +287,7 @@ func filesWrittenBy(ctx context.Context, st storage.Storage, instant spec.Instan
 			i := strings.Index(name, ".tmp-")
 			if strings.HasPrefix(name, ".") && i > 1 {
 				name = name[1:i]
-				if logMarked[storage.Join(p.Path, name)] || created[storage.Join(p.Path, name)] {
+				if (logMarked[storage.Join(p.Path, name)] && f.ModTime.Before(idleBefore)) || created[storage.Join(p.Path, name)] {
 					add(out.deletes, p.Path, f.Name) // an unfinished log file
 					continue
 				}
@@ -405,7 +411,7 @@ const rollbackToken spec.WriteToken = "1-0-1"
 // repeated, so a rollback killed half way is finished by the next writer.
 func (ct *Timeline) executeRollback(ctx context.Context, tl *timeline.Timeline, rb, target spec.InstantTime,
 	action spec.Action, writePlan bool) error {
-	w, err := filesWrittenBy(ctx, ct.st, target)
+	w, err := filesWrittenBy(ctx, ct.st, target, ct.idleBefore())
 	if err != nil {
 		return err
 	}
@@ -612,6 +618,10 @@ func tidyCompleted(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 		}
 	}
 }
+
+// idleBefore is the time before which a file nobody writes any more was last written: a
+// heartbeat expiry ago (see RemoveLeftovers).
+func (ct *Timeline) idleBefore() time.Time { return ct.now().Add(-ct.hb.Expiry()) }
 
 // removeTempFiles deletes the temp files (".<prefix>….tmp-<n>") a killed writer left in dir.
 func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
@@ -51,7 +52,7 @@ func (ct *Timeline) rollbackInstant(ctx context.Context, tl *timeline.Timeline, 
 	if !in.Action.IsDataAction() {
 		return nil, fmt.Errorf("instant %s is a %s: only commit, deltacommit, replacecommit and compaction instants can be rolled back", in.Time, in.Action)
 	}
-	w, err := filesOfInstant(ctx, ct.st, tl, in)
+	w, err := filesOfInstant(ctx, ct.st, tl, in, ct.idleBefore())
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +65,8 @@ func (ct *Timeline) rollbackInstant(ctx context.Context, tl *timeline.Timeline, 
 }
 
 // filesOfInstant finds what in wrote: see RollbackInstant.
-func filesOfInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant) (*written, error) {
-	w, err := filesWrittenBy(ctx, st, in.Time)
+func filesOfInstant(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant, idleBefore time.Time) (*written, error) {
+	w, err := filesWrittenBy(ctx, st, in.Time, idleBefore)
 	if err != nil {
 		return nil, err
 	}

@@ -211,3 +211,42 @@ func TestKilledRollbackLogTempRemoved(t *testing.T) {
 		}
 	}
 }
+
+// Rolling back an instant that appended to a log file removes that log file's unfinished
+// temp only once nobody has written it for a heartbeat expiry: log files are named after
+// the slice's base instant, so under optimistic concurrency a live writer appending to the
+// same slice writes a temp of the same name, which a loser's rollback must leave alone.
+func TestRollbackKeepsLiveLogTemps(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := local.New(dir)
+	const instant = spec.InstantTime("20250101000000005")
+	logName := ".f1-0_20250101000000000.log.2_0-1-0"
+	mustWrite := func(rel string, mtime time.Time) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	idleBefore := now.Add(-3 * time.Minute)
+	mustWrite("p1/.hoodie_partition_metadata", now)
+	mustWrite(TempDir+"/"+string(instant)+"/p1/"+logName+".marker.APPEND", now)
+	mustWrite("p1/."+logName+".tmp-live", now)                          // a live writer's
+	mustWrite("p1/."+logName+".tmp-dead", idleBefore.Add(-time.Minute)) // nobody's any more
+	w, err := filesWrittenBy(ctx, st, instant, idleBefore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(w.deletes["p1"])
+	if want := fmt.Sprint([]string{"." + logName + ".tmp-dead"}); got != want {
+		t.Errorf("files to delete = %s, want %s (the live writer's temp kept)", got, want)
+	}
+}

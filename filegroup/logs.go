@@ -625,6 +625,9 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 			}
 			keep.UnsafeAppend(false)
 			dropped++
+			if err := r.baseDropped(key, rec, i); err != nil {
+				return err
+			}
 			continue
 		}
 		if !e.deleteBlock && r.opts.Rules.KeepBase(r.orderingOf(rec, i), e.ordering) {
@@ -634,6 +637,9 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 		}
 		keep.UnsafeAppend(false)
 		dropped++
+		if err := r.baseDropped(key, rec, i); err != nil {
+			return err
+		}
 	}
 	if len(partialRows) > 0 {
 		if err := r.addPartialBase(ctx, rec, partialRows, partialEntries); err != nil {
@@ -651,6 +657,14 @@ func (r *sliceReader) mergeBaseBatch(ctx context.Context, rec arrow.Record, emit
 	}
 	defer filtered.Release()
 	return r.emitProjected(filtered, emit)
+}
+
+// baseDropped reports a base row a log record replaced or deleted (Options.OnBaseDropped).
+func (r *sliceReader) baseDropped(key string, rec arrow.Record, i int) error {
+	if r.opts.OnBaseDropped == nil {
+		return nil
+	}
+	return r.opts.OnBaseDropped(key, rec, i)
 }
 
 // countMerge fills Options.LogStats' merge counts, once the base records are merged.

@@ -69,6 +69,12 @@ type Options struct {
 	// logs are scanned (a compaction's write stat needs them; a second pass over the logs
 	// would read and split every block again).
 	LogStats *LogStats
+	// OnBaseDropped, when set, is called with each base row a log record replaces or
+	// deletes (rec in Schema's columns, before projection), in base-file order; and
+	// OnBaseDone once the base rows are merged, before the log records (updates and
+	// inserts) are emitted. A compaction logging its changes (CDC) needs both.
+	OnBaseDropped func(key string, rec arrow.Record, row int) error
+	OnBaseDone    func() error
 }
 
 // RowGroupSelector picks the row groups of a base file worth reading. fileColumn, when
@@ -142,6 +148,11 @@ func Read(ctx context.Context, st storage.Storage, slice fsview.FileSlice, opts 
 		}
 	}
 	r.countMerge()
+	if opts.OnBaseDone != nil {
+		if err := opts.OnBaseDone(); err != nil {
+			return err
+		}
+	}
 	return r.emitLogRecords(ctx, emit)
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -86,7 +87,24 @@ type cdcScan struct {
 	render    *imageRenderer
 	groups    []*cdcGroup
 	fgOpts    filegroup.Options
-	decoders  map[string]*cdc.Decoder // by block SCHEMA header
+	// decoders by block SCHEMA header, shared by the runs of a scan and its projections.
+	mu       sync.Mutex
+	decoders map[string]*cdc.Decoder
+}
+
+// decoder returns the decoder of blocks with header schema schemaText.
+func (c *cdcScan) decoder(schemaText string) (*cdc.Decoder, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d := c.decoders[schemaText]; d != nil {
+		return d, nil
+	}
+	d, err := cdc.NewDecoder(c.mode, schemaText, c.tableAvro)
+	if err != nil {
+		return nil, err
+	}
+	c.decoders[schemaText] = d
+	return d, nil
 }
 
 // isDataChange is Java 0.14's WriteOperationType.isDataChange: the operations whose commits
@@ -136,7 +154,7 @@ func planCDC(ctx context.Context, t *table.Table, s *Scan) error {
 		}
 		fields = append(fields, CDCSchema.Field(i[0]))
 	}
-	s.schema = CDCSchema
+	s.schema, s.full = CDCSchema, CDCSchema // Project picks among the CDC columns
 	if fields != nil {
 		s.schema = arrow.NewSchema(fields, nil)
 	}
@@ -653,13 +671,9 @@ func (s *Scan) eachCDCRecord(ctx context.Context, p string, fn func(r cdc.Record
 			// Java's HoodieCDCLogRecordIterator takes every block for a data block.
 			return fmt.Errorf("CDC log file %s: a %s at offset %d (%s), not a CDC_DATA_BLOCK", p, b.Type, b.Offset, b.CorruptReason)
 		}
-		schemaText := b.Header[logfile.Schema]
-		d := c.decoders[schemaText]
-		if d == nil {
-			if d, err = cdc.NewDecoder(c.mode, schemaText, c.tableAvro); err != nil {
-				return fmt.Errorf("CDC log file %s, block at offset %d: %w", p, b.Offset, err)
-			}
-			c.decoders[schemaText] = d
+		d, err := c.decoder(b.Header[logfile.Schema])
+		if err != nil {
+			return fmt.Errorf("CDC log file %s, block at offset %d: %w", p, b.Offset, err)
 		}
 		datums, err := logfile.DecodeAvroDataBlock(b.Content)
 		if err != nil {

@@ -185,6 +185,13 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if asOf != "" && query != nil && query.VersionID == 0 {
+		// Time travel to before the first schema change on read: version 0 is the schema
+		// the first change started from, not the schema of that instant (on-write
+		// evolution may have added columns since). Java finds no latest_schema at or
+		// before the instant then and reads with that instant's Avro schema, by name.
+		query = nil
+	}
 	full, err := resolveSchema(ctx, t, asOf, query)
 	if err != nil {
 		return nil, err

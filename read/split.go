@@ -28,7 +28,7 @@ import (
 // none either: their rows are rebuilt by Run. Nor does a table under schema evolution on
 // read: its files are read by column id, which a reader going by name would get wrong.
 func (s *Scan) TakeBaseFiles(ctx context.Context, accept func(fsview.FileSlice) bool) []fsview.FileSlice {
-	if s.empty || s.opts.Incremental || !s.t.Config.PopulateMetaFields() || s.t.Config.DropPartitionColumns() || s.fgOpts.Evolution != nil {
+	if s.empty || s.opts.Incremental || s.cdc != nil || !s.t.Config.PopulateMetaFields() || s.t.Config.DropPartitionColumns() || s.fgOpts.Evolution != nil {
 		return nil
 	}
 	var taken, rest []fsview.FileSlice

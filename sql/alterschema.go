@@ -159,6 +159,23 @@ func (e *Engine) alterColumns(ctx context.Context, h *hudiTable, s *parser.Alter
 		Summary: fmt.Sprintf("ALTER TABLE %s: %s%s; committed %s %s", h.label(), what, note, res.Action, res.Instant)}, nil
 }
 
+// checkQuerySchemaOnRead refuses reading a table that evolved its schema on read while
+// hoodie.schema.on.read.enable is false for it: Java's Spark reader would then read the
+// files by name (renamed columns null, a re-added column the dropped data); hudi-go always
+// reads them by column id, so it refuses rather than ignore the setting.
+func (e *Engine) checkQuerySchemaOnRead(ctx context.Context, h *hudiTable) error {
+	on, set, err := e.schemaOnRead(h)
+	if err != nil || !set || on {
+		return err
+	}
+	cur, err := h.t.Meta().InternalSchemaAt(ctx, "")
+	if err != nil || cur == nil {
+		return err
+	}
+	return fmt.Errorf("table %s evolved its schema on read (InternalSchema version %d) and %s=false: hudi-go reads it by column id only; unset the setting or set it to true",
+		h.label(), cur.VersionID, keySchemaOnRead)
+}
+
 // internalType converts a Spark DDL type into an InternalSchema type (ids are assigned by
 // the change).
 func internalType(ddl string) (*internalschema.Type, error) {

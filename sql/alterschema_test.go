@@ -183,8 +183,69 @@ func TestAlterColumnsNeedSchemaOnRead(t *testing.T) {
 	if got := newestCommit(t, e2, "trips"); got != before {
 		t.Fatalf("a refused ALTER committed %s", got)
 	}
+	// Reading it with the setting false is refused: Java would read by name.
+	if err := runErr(t, e2, "SET hoodie.schema.on.read.enable = false; SELECT * FROM trips"); !strings.Contains(err.Error(), "reads it by column id only") {
+		t.Errorf("SELECT with the setting false: %v", err)
+	}
 	run(t, e2, "SET hoodie.schema.on.read.enable = true; ALTER TABLE trips DROP COLUMNS IF EXISTS (nope, fare)")
 	if got := query(t, e2, "SELECT * FROM trips WHERE uuid = 'a'"); got != `{"ts":1,"uuid":"a","driver":"rider-A","city":"sf"}` {
 		t.Errorf("after DROP COLUMNS IF EXISTS: %s", got)
+	}
+}
+
+// TestSeedAlterExamples runs each ALTER example of the seed (Schema Evolution on read:
+// ADD COLUMNS, ALTER COLUMN a.b.c TYPE/COMMENT/FIRST/AFTER/DROP NOT NULL, RENAME COLUMN
+// a.b.c TO x, DROP COLUMN a.b.c, DROP COLUMNS a.b.c, x, y; column names adapted to one
+// table) on copy-on-write and merge-on-read, with rows written before and between them,
+// and reads the table after each.
+func TestSeedAlterExamples(t *testing.T) {
+	for _, typ := range []string{"cow", "mor"} {
+		t.Run(typ, func(t *testing.T) {
+			e := openEngine(t)
+			run(t, e, `SET hoodie.schema.on.read.enable=true;
+CREATE TABLE table1 (id INT, ts BIGINT, x STRING, y INT, a STRUCT<b: STRUCT<c: INT, d: STRING>, e: STRING>,
+  member MAP<STRING, STRUCT<n: STRING, a: INT>>, col_struct STRUCT<col_from_col_struct: INT, z: STRING>)
+USING hudi TBLPROPERTIES (type = '`+typ+`', primaryKey = 'id', preCombineField = 'ts');
+INSERT INTO table1 VALUES (1, 1, 'x1', 5, named_struct('b', named_struct('c', 7, 'd', 'd1'), 'e', 'e1'),
+  map('k', named_struct('n', 'n1', 'a', 1)), named_struct('col_from_col_struct', 3, 'z', 'z1'))`)
+			first := newestCommit(t, e, "table1")
+			for _, step := range []struct{ stmt, want string }{
+				{`ALTER TABLE table1 ADD COLUMNS(ext0 string)`,
+					`{"id":1,"ts":1,"x":"x1","y":5,"a":{"b":{"c":7,"d":"d1"},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1}}],"col_struct":{"col_from_col_struct":3,"z":"z1"},"ext0":null}`},
+				{`ALTER TABLE table1 ADD COLUMNS(new_col int not null comment 'add new column' AFTER x)`,
+					`{"id":1,"ts":1,"x":"x1","new_col":null,"y":5,"a":{"b":{"c":7,"d":"d1"},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1}}],"col_struct":{"col_from_col_struct":3,"z":"z1"},"ext0":null}`},
+				{`ALTER TABLE table1 ADD COLUMNS(col_struct.col_name string comment 'add new column to a struct col' AFTER col_from_col_struct)`,
+					`{"id":1,"ts":1,"x":"x1","new_col":null,"y":5,"a":{"b":{"c":7,"d":"d1"},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1}}],"col_struct":{"col_from_col_struct":3,"col_name":null,"z":"z1"},"ext0":null}`},
+				{`ALTER TABLE table1 ADD COLUMNS(member.value.col1 string)`,
+					`{"id":1,"ts":1,"x":"x1","new_col":null,"y":5,"a":{"b":{"c":7,"d":"d1"},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1,"col1":null}}],"col_struct":{"col_from_col_struct":3,"col_name":null,"z":"z1"},"ext0":null}`},
+				{`INSERT INTO table1 VALUES (2, 2, 'x2', 8, 6, named_struct('b', named_struct('c', 9, 'd', 'd2'), 'e', 'e2'),
+  map('k2', named_struct('n', 'n2', 'a', 2, 'col1', 'v2')), named_struct('col_from_col_struct', 4, 'col_name', 'cn', 'z', 'z2'), 'e0')`, ""},
+				{`ALTER TABLE table1 ALTER COLUMN a.b.c TYPE bigint`, ""},
+				{`ALTER TABLE table1 ALTER COLUMN a.b.c COMMENT 'new comment'`, ""},
+				{`ALTER TABLE table1 ALTER COLUMN a.b.c FIRST`, ""},
+				{`ALTER TABLE table1 ALTER COLUMN a.b.c AFTER d`,
+					`{"id":1,"ts":1,"x":"x1","new_col":null,"y":5,"a":{"b":{"d":"d1","c":7},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1,"col1":null}}],"col_struct":{"col_from_col_struct":3,"col_name":null,"z":"z1"},"ext0":null}
+{"id":2,"ts":2,"x":"x2","new_col":8,"y":6,"a":{"b":{"d":"d2","c":9},"e":"e2"},"member":[{"key":"k2","value":{"n":"n2","a":2,"col1":"v2"}}],"col_struct":{"col_from_col_struct":4,"col_name":"cn","z":"z2"},"ext0":"e0"}`},
+				{`ALTER TABLE table1 ALTER COLUMN a.b.c DROP NOT NULL`, ""},
+				{`ALTER TABLE table1 RENAME COLUMN a.b.c TO x`, ""},
+				{`ALTER TABLE table1 DROP COLUMN a.b.x`,
+					`{"id":1,"ts":1,"x":"x1","new_col":null,"y":5,"a":{"b":{"d":"d1"},"e":"e1"},"member":[{"key":"k","value":{"n":"n1","a":1,"col1":null}}],"col_struct":{"col_from_col_struct":3,"col_name":null,"z":"z1"},"ext0":null}
+{"id":2,"ts":2,"x":"x2","new_col":8,"y":6,"a":{"b":{"d":"d2"},"e":"e2"},"member":[{"key":"k2","value":{"n":"n2","a":2,"col1":"v2"}}],"col_struct":{"col_from_col_struct":4,"col_name":"cn","z":"z2"},"ext0":"e0"}`},
+				{`ALTER TABLE table1 DROP COLUMNS a.e, x, y`,
+					`{"id":1,"ts":1,"new_col":null,"a":{"b":{"d":"d1"}},"member":[{"key":"k","value":{"n":"n1","a":1,"col1":null}}],"col_struct":{"col_from_col_struct":3,"col_name":null,"z":"z1"},"ext0":null}
+{"id":2,"ts":2,"new_col":8,"a":{"b":{"d":"d2"}},"member":[{"key":"k2","value":{"n":"n2","a":2,"col1":"v2"}}],"col_struct":{"col_from_col_struct":4,"col_name":"cn","z":"z2"},"ext0":"e0"}`},
+			} {
+				run(t, e, step.stmt)
+				if step.want == "" {
+					continue
+				}
+				if got := query(t, e, "SELECT * FROM table1 ORDER BY id"); got != step.want {
+					t.Errorf("after %s:\n got %s\nwant %s", step.stmt, got, step.want)
+				}
+			}
+			if got := query(t, e, "SELECT id, x, y, a FROM table1 TIMESTAMP AS OF '"+first+"'"); got != `{"id":1,"x":"x1","y":5,"a":{"b":{"c":7,"d":"d1"},"e":"e1"}}` {
+				t.Errorf("time travel to the first insert: %s", got)
+			}
+		})
 	}
 }

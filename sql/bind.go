@@ -152,10 +152,15 @@ func (b *binder) bindRef(ctx context.Context, ref parser.TableRef) (string, erro
 	}
 	var opts hudi.ScanOptions
 	switch {
+	case ref.Changes != nil && strings.EqualFold(ref.Changes.Format, "cdc"):
+		// A CDC query: rows op, ts_ms, before, after (hudi.ScanOptions.CDC takes
+		// 'earliest' and '0' for the beginning).
+		opts.CDC = true
+		opts.Begin, opts.End = ref.Changes.Begin, ref.Changes.End
 	case ref.Changes != nil:
 		c := ref.Changes
 		if f := strings.ToLower(c.Format); f != "" && f != "latest_state" {
-			return "", fmt.Errorf("hudi_table_changes(%s, %q): only 'latest_state' is supported (CDC queries are not yet)", h.label(), c.Format)
+			return "", fmt.Errorf("hudi_table_changes(%s, %q): the format is 'latest_state' or 'cdc'", h.label(), c.Format)
 		}
 		opts.Incremental = true
 		opts.Begin, opts.End = c.Begin, c.End
@@ -168,8 +173,10 @@ func (b *binder) bindRef(ctx context.Context, ref parser.TableRef) (string, erro
 	default:
 		opts.ReadOptimized = b.e.queryType == "read_optimized"
 	}
-	if opts.Filter, err = pushedFilter(ctx, h, ref.Conds); err != nil {
-		return "", err
+	if !opts.CDC { // a CDC row has none of the table's columns to filter
+		if opts.Filter, err = pushedFilter(ctx, h, ref.Conds); err != nil {
+			return "", err
+		}
 	}
 	q, err := b.load(ctx, h, opts)
 	if err != nil {
@@ -194,7 +201,7 @@ func nameText(n parser.TableName) string {
 // load binds a table's scan (once per statement and scan) and returns a parenthesized
 // DuckDB query over it (scan.go).
 func (b *binder) load(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
-	key := fmt.Sprintf("%s|%s|%v|%v|%s|%s|%s", h.path, opts.AsOf, opts.ReadOptimized, opts.Incremental, opts.Begin, opts.End, opts.Filter)
+	key := fmt.Sprintf("%s|%s|%v|%v|%v|%s|%s|%s", h.path, opts.AsOf, opts.ReadOptimized, opts.Incremental, opts.CDC, opts.Begin, opts.End, opts.Filter)
 	if q, ok := b.loaded[key]; ok {
 		return q, nil
 	}

@@ -33,6 +33,9 @@ import (
 
 // scanSQL plans the scan of a table and returns the parenthesized DuckDB query over it.
 func (b *binder) scanSQL(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
+	if err := b.e.checkQuerySchemaOnRead(ctx, h); err != nil {
+		return "", err
+	}
 	scan, err := h.t.Scan(ctx, opts)
 	if err != nil && opts.Filter != "" {
 		// The pushed filter only prunes; a scan it cannot plan (a column missing from an

@@ -177,6 +177,9 @@ func compactInput(o Options) bool {
 			return false
 		}
 	case InsertOverwrite, InsertOverwriteTable:
+		if strings.EqualFold(o.IndexType, IndexBucket) {
+			return false // the rows are routed to their buckets (plan)
+		}
 	default:
 		return false
 	}

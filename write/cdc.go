@@ -69,6 +69,7 @@ type cdcEntry struct {
 	key                 string
 	hasBefore, hasAfter bool
 	before, after       []byte // Avro datums of the images, when the mode logs them
+	fixed               cdc.Op // set by add: the op, not derived from the images seen
 }
 
 func (s *cdcSettings) logger() *cdcLogger {
@@ -82,8 +83,9 @@ func (l *cdcLogger) entry(key string) *cdcEntry {
 	i, ok := l.index[key]
 	if !ok {
 		i = len(l.entries)
+		key = strings.Clone(key) // the caller's may alias a batch's buffers, reused later
 		l.index[key] = i
-		l.entries = append(l.entries, cdcEntry{key: strings.Clone(key)}) // key may alias a batch
+		l.entries = append(l.entries, cdcEntry{key: key})
 	}
 	return &l.entries[i]
 }
@@ -132,6 +134,8 @@ func (l *cdcLogger) after(rows []arrow.Record) error {
 // op is the change an entry logs.
 func (e *cdcEntry) op() cdc.Op {
 	switch {
+	case e.fixed != 0:
+		return e.fixed
 	case e.hasBefore && e.hasAfter:
 		return cdc.Update
 	case e.hasBefore:
@@ -151,10 +155,14 @@ func (e *cdcEntry) op() cdc.Op {
 // its first record (HoodieCDCLogger.flushIfNeeded, which estimates JVM object sizes instead:
 // blocks are cut at about, not exactly, Java's points).
 func (l *cdcLogger) write(ctx context.Context, env *writeEnv, partition string, fileID spec.FileID, task int) (map[string]int64, error) {
+	return l.writeTo(ctx, env.st, env.txn, partition, fileID, task)
+}
+
+func (l *cdcLogger) writeTo(ctx context.Context, st storage.Storage, txn *commit.Txn, partition string, fileID spec.FileID, task int) (map[string]int64, error) {
 	if l == nil || len(l.entries) == 0 {
 		return nil, nil
 	}
-	instant := string(env.txn.Instant)
+	instant := string(txn.Instant)
 	header := map[logfile.HeaderKey]string{logfile.InstantTime: instant, logfile.Schema: l.s.schema}
 	var file []byte
 	hm := javastr.NewHashMap()
@@ -204,13 +212,13 @@ func (l *cdcLogger) write(ctx context.Context, env *writeEnv, partition string, 
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	name := spec.LogFileName{FileID: fileID, Instant: env.txn.Instant, Extension: "log", Version: 1,
+	name := spec.LogFileName{FileID: fileID, Instant: txn.Instant, Extension: "log", Version: 1,
 		WriteToken: token(task), CDCSuffix: spec.CDCSuffix014}.String()
-	if err := env.txn.Marker(ctx, partition, name, commit.IOCreate); err != nil {
+	if err := txn.Marker(ctx, partition, name, commit.IOCreate); err != nil {
 		return nil, err
 	}
 	p := storage.Join(partition, name)
-	if err := writeNew(ctx, env.st, p, file); err != nil {
+	if err := writeNew(ctx, st, p, file); err != nil {
 		return nil, fmt.Errorf("CDC log file %s: %w", p, err)
 	}
 	rel := name
@@ -238,4 +246,67 @@ func tableCDCSettings(t *table.Table, dataAvro string, out *arrow.Schema, blockM
 		return nil, err
 	}
 	return newCDCSettings(true, mode, dataAvro, out, blockMax)
+}
+
+// ChangeLog logs the changes a compaction makes to one file group into a CDC log file, as
+// Java does when it compacts with HoodieMergeHandleWithChangeLog: on a table with CDC on
+// whose writer yields pure log files (HoodieMergeHandleFactory with
+// HoodieWriteConfig.isYieldingPureLogForMor: the BUCKET index), where inserts reach the
+// logs too and the changes are known only when compacted. CDC queries (Spark's) do not read
+// a compaction's CDC files; they infer the changes of the deltacommits from their logs.
+type ChangeLog struct {
+	l         *cdcLogger
+	st        storage.Storage
+	txn       *commit.Txn
+	partition string
+	fileID    spec.FileID
+	task      int
+}
+
+// NewChangeLog returns the change log of a compaction of one file group into a base file
+// of schema full (meta fields + dataAvro's columns) under txn, or nil when the compaction
+// logs no changes: CDC off, or an index other than BUCKET (indexType, hoodie.index.type).
+func NewChangeLog(t *table.Table, indexType, dataAvro string, full *arrow.Schema, blockMax int64, st storage.Storage, txn *commit.Txn,
+	partition string, fileID spec.FileID, task int) (*ChangeLog, error) {
+	if !strings.EqualFold(indexType, IndexBucket) {
+		return nil, nil
+	}
+	s, err := tableCDCSettings(t, dataAvro, full, blockMax)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	return &ChangeLog{l: s.logger(), st: st, txn: txn, partition: partition, fileID: fileID, task: task}, nil
+}
+
+// BeforeImage encodes row i of rec (schema full) as a before image; nil when the mode
+// stores none.
+func (c *ChangeLog) BeforeImage(rec arrow.Record, i int) ([]byte, error) {
+	if !c.l.s.mode.StoresBefore() {
+		return nil, nil
+	}
+	return c.l.s.enc.appendRecord(nil, rec, i)
+}
+
+// AfterImage encodes row i of rec as an after image; nil when the mode stores none.
+func (c *ChangeLog) AfterImage(rec arrow.Record, i int) ([]byte, error) {
+	if !c.l.s.mode.StoresAfter() {
+		return nil, nil
+	}
+	return c.l.s.enc.appendRecord(nil, rec, i)
+}
+
+// Add logs one change, in the order HoodieCDCLogger receives them: updates and deletes in
+// the base file's order, then inserts.
+func (c *ChangeLog) Add(op cdc.Op, key string, before, after []byte) {
+	e := c.l.entry(key)
+	e.fixed, e.before, e.after = op, before, after
+}
+
+// Write writes the CDC log file unless Java would not (cdcWritten) and returns the write
+// stat's cdcStats.
+func (c *ChangeLog) Write(ctx context.Context, numWrites, numInserts int64) (map[string]int64, error) {
+	if !cdcWritten(numWrites, numInserts) {
+		return nil, nil
+	}
+	return c.l.writeTo(ctx, c.st, c.txn, c.partition, c.fileID, c.task)
 }

@@ -131,6 +131,14 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 					live = append(live, r)
 				}
 			}
+			if w.o.IndexType == IndexBucket && w.o.Operation != BulkInsert {
+				// The new file groups are buckets, so that later writes find the records'
+				// buckets: Java 0.14 partitions an overwrite of a bucket-indexed table with
+				// SparkInsertOverwriteSimpleBucketIndexPartitioner, one new file group (a
+				// new id with the bucket's prefix) per bucket written (HUDI-5857).
+				w.planBucketCreates(pl, p, live)
+				continue
+			}
 			pl.creates = append(pl.creates, createJob{partition: p, records: live})
 		}
 		switch w.o.Operation {
@@ -285,6 +293,21 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 			i = len(pl.creates)
 			creates[k] = i
 			pl.creates = append(pl.creates, createJob{partition: r.partition, fileID: newBucketFileID(b)})
+		}
+		pl.creates[i].records = append(pl.creates[i].records, r)
+	}
+}
+
+// planBucketCreates writes a partition's records into a new file group per bucket.
+func (w *writer) planBucketCreates(pl *plan, partition string, recs []incoming) {
+	index := map[int]int{}
+	for _, r := range recs {
+		b := bucketID(r.key, w.o.BucketHashFields, w.o.BucketNumBuckets)
+		i, ok := index[b]
+		if !ok {
+			i = len(pl.creates)
+			index[b] = i
+			pl.creates = append(pl.creates, createJob{partition: partition, fileID: newBucketFileID(b)})
 		}
 		pl.creates[i].records = append(pl.creates[i].records, r)
 	}

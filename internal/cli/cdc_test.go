@@ -74,8 +74,11 @@ func readCDC(t *testing.T, args ...string) []cdcRow {
 
 var instantOf = regexp.MustCompile(`"instant":"(\d{17})"`)
 
-func TestCDCSeedExample(t *testing.T) {
-	dir := t.TempDir()
+// seedTable creates the guide's table (typ, mode) under dir, writes the insert, the
+// update and the delete, and returns its path, the three instants and the CDC rows
+// expected from the beginning, in the guide's order.
+func seedTable(t *testing.T, dir, typ, mode string) (table string, instants []string, want []string) {
+	t.Helper()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -90,51 +93,62 @@ func TestCDCSeedExample(t *testing.T) {
 	B2 := seedImage(1695091544288, "e96c4396-3fad-413a-a942-4cb36106d721", "rider-B", "driver-L", "277.0", "san_paulo")
 	C := seedImage(1695046452379, "9909a8b1-2d15-4d3d-8ec9-efc48c536a00", "rider-C", "driver-M", "33.9", "san_francisco")
 	D := seedImage(1695332056404, "1dced545-862b-4ceb-8b43-d2a568f6616b", "rider-D", "driver-N", "93.5", "chennai")
+	table = filepath.Join(dir, typ+"_"+mode)
+	if _, stderr, code := run(t, "create", table, "--type", typ, "--record-key", "uuid", "--precombine", "ts",
+		"--partition-by", "city", "--schema", seedDDL, "--set", "hoodie.table.cdc.enabled=true",
+		"--set", "hoodie.table.cdc.supplemental.logging.mode="+mode); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, w := range []struct{ op, input string }{{"insert", ins}, {"upsert", upd}, {"delete", del}} {
+		out, stderr, code := run(t, "write", table, "--op", w.op, "--input", w.input, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: %s", w.op, stderr)
+		}
+		instants = append(instants, instantOf.FindStringSubmatch(out)[1])
+	}
+	i, u, d := instants[0], instants[1], instants[2]
+	want = []string{
+		"i " + i + " null " + A, "i " + i + " null " + B, "i " + i + " null " + C, "i " + i + " null " + D,
+		"u " + u + " " + A + " " + A2, "u " + u + " " + B + " " + B2,
+		"d " + d + " " + D + " null",
+	}
+	return table, instants, want
+}
+
+var seedModes = []string{"op_key_only", "data_before", "data_before_after"}
+
+// checkCDCRows compares CDC rows with want as sets, and checks that each rider's rows come
+// in instant order.
+func checkCDCRows(t *testing.T, what string, rows []cdcRow, want []string) {
+	t.Helper()
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.String())
+	}
+	// Rows come file group by file group (Java's HashMap order of the random file ids),
+	// each group's commits in instant order.
+	if !isGroupOrdered(rows) {
+		t.Errorf("%s: the rows of a file group are not in instant order:\n%s", what, strings.Join(got, "\n"))
+	}
+	sort.Strings(got)
+	want = slices.Clone(want)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCDCSeedExample(t *testing.T) {
+	dir := t.TempDir()
 	for _, typ := range []string{"cow", "mor"} {
-		for _, mode := range []string{"op_key_only", "data_before", "data_before_after"} {
+		for _, mode := range seedModes {
 			t.Run(typ+"/"+mode, func(t *testing.T) {
-				table := filepath.Join(dir, typ+"_"+mode)
-				if _, stderr, code := run(t, "create", table, "--type", typ, "--record-key", "uuid", "--precombine", "ts",
-					"--partition-by", "city", "--schema", seedDDL, "--set", "hoodie.table.cdc.enabled=true",
-					"--set", "hoodie.table.cdc.supplemental.logging.mode="+mode); code != 0 {
-					t.Fatal(stderr)
-				}
-				var instants []string
-				for _, w := range []struct{ op, input string }{{"insert", ins}, {"upsert", upd}, {"delete", del}} {
-					out, stderr, code := run(t, "write", table, "--op", w.op, "--input", w.input, "--format", "json")
-					if code != 0 {
-						t.Fatalf("%s: %s", w.op, stderr)
-					}
-					instants = append(instants, instantOf.FindStringSubmatch(out)[1])
-				}
-				i, u, d := instants[0], instants[1], instants[2]
-				want := []string{
-					"i " + i + " null " + A, "i " + i + " null " + B, "i " + i + " null " + C, "i " + i + " null " + D,
-					"u " + u + " " + A + " " + A2, "u " + u + " " + B + " " + B2,
-					"d " + d + " " + D + " null",
-				}
-				check := func(what string, rows []cdcRow, want []string) {
-					t.Helper()
-					var got []string
-					for _, r := range rows {
-						got = append(got, r.String())
-					}
-					// Rows come file group by file group (Java's HashMap order of the random
-					// file ids), each group's commits in instant order.
-					if !isGroupOrdered(rows) {
-						t.Errorf("%s: the rows of a file group are not in instant order:\n%s", what, strings.Join(got, "\n"))
-					}
-					sort.Strings(got)
-					want = slices.Clone(want)
-					sort.Strings(want)
-					if !slices.Equal(got, want) {
-						t.Errorf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
-					}
-				}
-				check("--begin earliest", readCDC(t, table, "--cdc", "--begin", "earliest"), want)
-				check("--begin <insert>", readCDC(t, table, "--cdc", "--begin", i), want[4:])
-				check("--begin <insert> --end <upsert>", readCDC(t, table, "--cdc", "--begin", i, "--end", u), want[4:6])
-				check("--begin 0", readCDC(t, table, "--cdc", "--begin", "0"), want)
+				table, in, want := seedTable(t, dir, typ, mode)
+				checkCDCRows(t, "--begin earliest", readCDC(t, table, "--cdc", "--begin", "earliest"), want)
+				checkCDCRows(t, "--begin <insert>", readCDC(t, table, "--cdc", "--begin", in[0]), want[4:])
+				checkCDCRows(t, "--begin 0 --end <upsert>", readCDC(t, table, "--cdc", "--begin", "0", "--end", in[1]), want[:6])
+				// The same table through SQL (cdc_sql_test.go; nothing in -tags nosql builds).
+				seedSQL(t, table, in, want)
 			})
 		}
 	}

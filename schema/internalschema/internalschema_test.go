@@ -82,6 +82,9 @@ func TestParseRejects(t *testing.T) {
 		`{"type":"record","fields":[{"id":1,"name":"a","optional":true,"type":"varchar"}]}`,
 		`{"type":"record","fields":[{"id":1,"optional":true,"type":"int"}]}`,
 		`{"type":"array","element-id":1,"element":"int","element_optional":true}`,
+		// Duplicate ids (columns are matched by id).
+		`{"type":"record","fields":[{"id":1,"name":"a","optional":true,"type":"int"},{"id":1,"name":"b","optional":true,"type":"int"}]}`,
+		`{"type":"record","fields":[{"id":1,"name":"a","optional":true,"type":{"type":"array","element-id":1,"element":"int","element_optional":true}}]}`,
 	} {
 		if _, err := Parse(text); err == nil {
 			t.Errorf("Parse(%q) = nil error", text)

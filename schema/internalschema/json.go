@@ -129,6 +129,12 @@ func parseSchemaObject(raw map[string]any) (*Schema, error) {
 		return nil, fmt.Errorf("internal schema: the root is %s, not a record", t)
 	}
 	s := &Schema{Fields: t.Fields, index: buildIndex(t.Fields)}
+	n := 0
+	walk(t.Fields, func(Field, string, int) { n++ })
+	if n != len(s.index.byID) {
+		// Columns are matched by id: two columns of one id would read each other's data.
+		return nil, fmt.Errorf("internal schema: %d columns but %d distinct ids (ids must be unique)", n, len(s.index.byID))
+	}
 	if v, ok := raw["version-id"]; ok {
 		n, err := jsonInt(v, "version-id")
 		if err != nil {

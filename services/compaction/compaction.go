@@ -20,11 +20,13 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/avroschema"
+	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/internal/avro"
@@ -523,7 +525,11 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
 		}
 	}
-	stats, err := compactAll(ctx, st, txn, planned, plan.Operations, full, avroWithMeta, fgOpts, o)
+	// A table with CDC on whose writes yield pure log files logs the changes here.
+	changeLog := func(sl fsview.FileSlice, task int) (*write.ChangeLog, error) {
+		return write.NewChangeLog(t, o.Write.IndexType, avroSchema, full, o.Write.LogDataBlockMaxSize, st, txn, sl.Partition, sl.FileID, task)
+	}
+	stats, err := compactAll(ctx, st, txn, planned, plan.Operations, full, avroWithMeta, fgOpts, o, changeLog)
 	if err != nil {
 		return nil, fmt.Errorf("compaction %s: %w", in.Time, err)
 	}
@@ -592,7 +598,8 @@ func sliceFor(groups map[string]*fsview.FileGroup, op commitmeta.CompactionOpera
 // executor's cores). Each group also holds its output's open row group
 // (hoodie.parquet.block.size) and one log block.
 func compactAll(ctx context.Context, st storage.Storage, txn *commit.Txn, planned []fsview.FileSlice, ops []commitmeta.CompactionOperation,
-	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) ([]commitmeta.WriteStat, error) {
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options,
+	changeLog func(fsview.FileSlice, int) (*write.ChangeLog, error)) ([]commitmeta.WriteStat, error) {
 	workers := o.Write.Parallelism
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -615,7 +622,7 @@ func compactAll(ctx context.Context, st storage.Storage, txn *commit.Txn, planne
 		wg.Go(func() {
 			for i := range next {
 				op := ops[i]
-				stats[i], errs[i] = compactSlice(wctx, st, txn, planned[i], op, i, full, avroWithMeta, fgOpts, o)
+				stats[i], errs[i] = compactSlice(wctx, st, txn, planned[i], op, i, full, avroWithMeta, fgOpts, o, changeLog)
 				if errs[i] != nil {
 					errs[i] = fmt.Errorf("file group %s/%s: %w", op.PartitionPath, op.FileID, errs[i])
 					cancel()
@@ -656,8 +663,17 @@ feed:
 // about the same time, and overlapping them is what a second core can do for one file
 // group.
 func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl fsview.FileSlice, op commitmeta.CompactionOperation, task int,
-	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options) (commitmeta.WriteStat, error) {
+	full *arrow.Schema, avroWithMeta string, fgOpts filegroup.Options, o Options,
+	changeLog func(fsview.FileSlice, int) (*write.ChangeLog, error)) (commitmeta.WriteStat, error) {
 	start := time.Now()
+	cl, err := changeLog(sl, task)
+	if err != nil {
+		return commitmeta.WriteStat{}, err
+	}
+	var changes *sliceChanges
+	if cl != nil {
+		changes = newSliceChanges(cl, &fgOpts)
+	}
 	bw, err := write.NewBaseFileWriter(ctx, st, txn, write.BaseFileSpec{Partition: sl.Partition, FileID: sl.FileID, Task: task,
 		Prev: spec.InstantTime(op.BaseInstantTime), Schema: full, AvroSchema: avroWithMeta, VirtualKeys: !fgOpts.MetaFieldsPopulated}, o.Write)
 	if err != nil {
@@ -682,6 +698,9 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 		written <- err
 	}()
 	err = filegroup.Read(rctx, st, sl, fgOpts, func(rec arrow.Record) error {
+		if err := changes.merged(rec); err != nil {
+			return err
+		}
 		rec.Retain()
 		select {
 		case batches <- rec:
@@ -720,7 +739,94 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 	stat.NumDeletes = ls.Deleted
 	stat.NumInserts = ls.Inserted
 	stat.RuntimeStats = &commitmeta.RuntimeStats{TotalUpsertTime: time.Since(start).Milliseconds()}
+	if changes != nil {
+		changes.log()
+		if stat.CDCStats, err = cl.Write(ctx, stat.NumWrites, ls.Inserted); err != nil {
+			return stat, err
+		}
+	}
 	return stat, nil
+}
+
+// sliceChanges collects a compaction's changes to a file group, as Java's
+// HoodieMergeHandleWithChangeLog sees them: a stored record replaced by a log record is an
+// update, one a log record deletes a delete, a log record of a new key an insert; a stored
+// record whose log record lost the merge, or that has none, is no change. The merge reports
+// the stored records it drops (filegroup.Options.OnBaseDropped) and then emits the log
+// records that won, after the stored ones (OnBaseDone).
+type sliceChanges struct {
+	cl       *write.ChangeLog
+	dropped  map[string]int // key → index in order
+	order    []droppedRecord
+	baseDone bool
+	inserts  []insertedRecord
+}
+
+type droppedRecord struct {
+	key           string
+	before, after []byte
+	updated       bool
+}
+
+type insertedRecord struct {
+	key   string
+	after []byte
+}
+
+// newSliceChanges hooks a change collector into the merge options.
+func newSliceChanges(cl *write.ChangeLog, fgOpts *filegroup.Options) *sliceChanges {
+	c := &sliceChanges{cl: cl, dropped: map[string]int{}}
+	fgOpts.OnBaseDropped = func(key string, rec arrow.Record, i int) error {
+		img, err := cl.BeforeImage(rec, i)
+		if err != nil {
+			return err
+		}
+		key = strings.Clone(key)
+		c.dropped[key] = len(c.order)
+		c.order = append(c.order, droppedRecord{key: key, before: img})
+		return nil
+	}
+	fgOpts.OnBaseDone = func() error {
+		c.baseDone = true
+		return nil
+	}
+	return c
+}
+
+// merged takes a batch of the compaction's output: once the stored records are merged, the
+// log records that won.
+func (c *sliceChanges) merged(rec arrow.Record) error {
+	if c == nil || !c.baseDone {
+		return nil
+	}
+	keys := rec.Column(2).(*array.String)
+	for i := 0; i < int(rec.NumRows()); i++ {
+		img, err := c.cl.AfterImage(rec, i)
+		if err != nil {
+			return err
+		}
+		if d, ok := c.dropped[keys.Value(i)]; ok {
+			c.order[d].updated, c.order[d].after = true, img
+			continue
+		}
+		c.inserts = append(c.inserts, insertedRecord{key: strings.Clone(keys.Value(i)), after: img})
+	}
+	return nil
+}
+
+// log hands the changes to the change log in Java's order: the stored records' changes in
+// base-file order, then the inserts.
+func (c *sliceChanges) log() {
+	for _, d := range c.order {
+		if d.updated {
+			c.cl.Add(cdc.Update, d.key, d.before, d.after)
+		} else {
+			c.cl.Add(cdc.Delete, d.key, d.before, nil)
+		}
+	}
+	for _, in := range c.inserts {
+		c.cl.Add(cdc.Insert, in.key, nil, in.after)
+	}
 }
 
 // virtualKeyOptions keys a virtual-key table's base and log records with its key

@@ -81,7 +81,7 @@ type Literal struct {
 
 // ChangesRef is an incremental read: rows written in (Begin, End].
 type ChangesRef struct {
-	Format     string // latest_state (cdc is refused by the engine until CDC lands)
+	Format     string // latest_state or cdc
 	Begin, End string // instants as written; Begin may be 'earliest'
 }
 
