@@ -19,7 +19,7 @@ import (
 	"github.com/hudi-go/hudi/read"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/local"
+	_ "github.com/hudi-go/hudi/storage/local" // registers the local backend (file paths)
 	"github.com/hudi-go/hudi/table"
 )
 
@@ -28,9 +28,30 @@ type Table struct {
 	meta *table.Table
 }
 
-// Open opens the table at path (a local directory).
-func Open(ctx context.Context, path string) (*Table, error) {
-	st, err := storageFor(path)
+// OpenOption configures Open.
+type OpenOption func(*openOptions)
+
+type openOptions struct {
+	settings map[string]string
+}
+
+// WithSettings gives Open the settings the table is opened with (hudi-defaults.conf and
+// --set): those of the storage backend (fs.s3a.*, fs.gs.*, fs.azure.*) configure the
+// storage the table is read from; the rest are for the operations run on it and are left
+// alone here.
+func WithSettings(settings map[string]string) OpenOption {
+	return func(o *openOptions) { o.settings = settings }
+}
+
+// Open opens the table at path: a local directory or a URL whose scheme a registered
+// storage backend opens (s3://, s3a://, gs://, abfs[s]://, wasb[s]:// when the program
+// imports github.com/hudi-go/hudi/storage/s3, …/gcs, …/azure, as cmd/hudi does).
+func Open(ctx context.Context, path string, opts ...OpenOption) (*Table, error) {
+	var o openOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	st, err := storageFor(ctx, path, o.settings)
 	if err != nil {
 		return nil, err
 	}
@@ -46,15 +67,10 @@ func OpenStorage(ctx context.Context, st storage.Storage) (*Table, error) {
 	return &Table{meta: t}, nil
 }
 
-func storageFor(path string) (storage.Storage, error) {
-	if i := strings.Index(path, "://"); i > 0 {
-		scheme := path[:i]
-		if scheme != "file" {
-			return nil, fmt.Errorf("table path %s: storage scheme %q is not supported yet (local paths only)", path, scheme)
-		}
-		path = path[i+3:]
-	}
-	return local.New(path), nil
+// storageFor opens the storage a table path names, through the storage registry (the
+// local backend is always there; importing it here registers it).
+func storageFor(ctx context.Context, path string, settings map[string]string) (storage.Storage, error) {
+	return storage.OpenURL(ctx, path, settings)
 }
 
 // reload re-reads the table's metadata after a change, so later calls through this handle
@@ -149,6 +165,10 @@ func readSettings(tc *table.Config, settings map[string]string) (map[string]stri
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if strings.HasPrefix(k, config.StoragePrefix) {
+			delete(explicit, k) // the storage backend's, taken when the table was opened
+			continue
+		}
 		if !strings.HasPrefix(k, "hoodie.keygen.") {
 			return nil, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*)", k)
 		}

@@ -3,7 +3,6 @@ package hudi_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -48,7 +47,7 @@ func (w *timelineWatch) ListNames(ctx context.Context, dir string) ([]storage.Fi
 	return storage.ListNames(ctx, w.Storage, dir)
 }
 
-func (w *timelineWatch) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+func (w *timelineWatch) Create(ctx context.Context, p string) (storage.Writer, error) {
 	w.check("create", p)
 	return w.Storage.Create(ctx, p)
 }

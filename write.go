@@ -37,7 +37,7 @@ type CreateOptions struct {
 
 // Create creates a table (table version 6) at path.
 func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
-	st, err := storageFor(path)
+	st, err := storageFor(ctx, path, o.Settings)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,10 @@ type Config struct {
 	values map[string]string
 }
 
+// StoragePrefix starts the names of storage settings (Hadoop's file-system keys:
+// fs.s3a.*, fs.gs.*, fs.azure.*), which the storage backends own and validate.
+const StoragePrefix = "fs."
+
 // New returns an empty Config: every key reads as its default.
 func New() *Config { return &Config{values: map[string]string{}} }
 
@@ -46,6 +50,11 @@ func resolve(name, value string) (canon, norm, warning string, err error) {
 	}
 	k, ok := canonical(name)
 	if !ok {
+		if strings.HasPrefix(name, StoragePrefix) {
+			// Hadoop file-system settings (fs.s3a.endpoint, …): the table's storage
+			// backend takes and validates them when the table is opened.
+			return name, value, "", nil
+		}
 		return name, value, fmt.Sprintf("unknown configuration key %s; it is passed through", name), nil
 	}
 	norm, err = normalize(k, value)

@@ -343,3 +343,18 @@ func TestValidateArchival(t *testing.T) {
 		t.Errorf("ValidateArchival(nil) = %v; defaults are valid", err)
 	}
 }
+
+// Storage settings (Hadoop's fs.* keys) are the storage backend's to validate: no
+// "unknown key" warning, and they are kept for it.
+func TestStorageSettingsPassWithoutWarning(t *testing.T) {
+	c := New()
+	for k, v := range map[string]string{"fs.s3a.endpoint": "http://127.0.0.1:7070", "fs.s3a.path.style.access": "true"} {
+		w, err := c.Set(k, v)
+		if err != nil || w != "" {
+			t.Errorf("Set(%s) = %q, %v", k, w, err)
+		}
+	}
+	if got := c.Explicit()["fs.s3a.endpoint"]; got != "http://127.0.0.1:7070" {
+		t.Errorf("Explicit()[fs.s3a.endpoint] = %q", got)
+	}
+}

@@ -3,7 +3,6 @@ package mdt
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/hudi-go/hudi/storage"
 )
@@ -42,7 +41,7 @@ func (s subStorage) Stat(ctx context.Context, p string) (storage.FileInfo, error
 	return s.st.Stat(ctx, s.path(p))
 }
 
-func (s subStorage) Create(context.Context, string) (io.WriteCloser, error) { return nil, errReadOnly }
+func (s subStorage) Create(context.Context, string) (storage.Writer, error) { return nil, errReadOnly }
 func (s subStorage) Put(context.Context, string, []byte) error              { return errReadOnly }
 func (s subStorage) Delete(context.Context, string) error                   { return errReadOnly }
 func (s subStorage) MkdirAll(context.Context, string) error                 { return errReadOnly }

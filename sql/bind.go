@@ -68,7 +68,7 @@ func (e *Engine) notFound(db, table string) error {
 // resolve opens the table a name refers to: by path, or through the catalog.
 func (e *Engine) resolve(ctx context.Context, n parser.TableName) (*hudiTable, error) {
 	if n.Path != "" {
-		t, err := hudi.Open(ctx, n.Path)
+		t, err := hudi.Open(ctx, n.Path, hudi.WithSettings(e.settings))
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", n.Path, err)
 		}
@@ -85,7 +85,7 @@ func (e *Engine) resolve(ctx context.Context, n parser.TableName) (*hudiTable, e
 	if ent == nil {
 		return nil, e.notFound(db, name)
 	}
-	t, err := hudi.Open(ctx, ent.Path)
+	t, err := hudi.Open(ctx, ent.Path, hudi.WithSettings(e.settings))
 	if err != nil {
 		return nil, fmt.Errorf("table %s.%s at %s: %w", ent.Database, ent.Table, ent.Path, err)
 	}

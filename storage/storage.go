@@ -11,10 +11,14 @@ import (
 	"time"
 )
 
-// Sentinel errors that backends wrap, so callers can test with errors.Is.
+// Sentinel errors that backends wrap, so callers can test with errors.Is. Every error a
+// backend returns names the file (or object key) it was about.
 var (
 	ErrNotExist = errors.New("file does not exist")
 	ErrExist    = errors.New("file already exists")
+	// ErrPrecondition: a conditional write (ConditionalStorage.PutIfMatch) found another
+	// version of the file than the one it was conditioned on.
+	ErrPrecondition = errors.New("file changed since it was read (precondition failed)")
 )
 
 // FileInfo describes one listing entry.
@@ -25,14 +29,31 @@ type FileInfo struct {
 	ModTime time.Time
 }
 
-// File is an open file for random-access reads (Parquet footers, log block scans).
+// File is an open file for random-access reads (Parquet footers, log block scans). On an
+// object store each ReadAt is a ranged GET (backends may read ahead a little), bound to
+// the context Open was given.
 type File interface {
 	io.ReaderAt
 	io.Closer
 	Size() int64
 }
 
-// Storage is implemented by each backend.
+// Writer is what Create returns: a new file that appears, whole, on Close, or never, on
+// Abort.
+type Writer interface {
+	io.Writer
+	// Close publishes the file. It fails with ErrExist if the file appeared meanwhile
+	// (object stores check at Close: a conditional PUT), and after a failed Write it
+	// publishes nothing and returns that error again.
+	io.Closer
+	// Abort discards what was written: the file does not appear, and on an object store
+	// no partial object or multipart upload is left. Abort after Close does nothing.
+	Abort() error
+}
+
+// Storage is implemented by each backend. Object stores have no rename: nothing may
+// depend on one. A file appears atomically through Create (create-if-absent, the
+// primitive that publishes timeline instants) or Put (replace).
 type Storage interface {
 	// Open opens path for reading.
 	Open(ctx context.Context, path string) (File, error)
@@ -42,20 +63,40 @@ type Storage interface {
 	List(ctx context.Context, dir string) ([]FileInfo, error)
 	// Stat describes one path.
 	Stat(ctx context.Context, path string) (FileInfo, error)
-	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists.
-	// The file appears atomically when the writer is closed, and only if every write
-	// succeeded: a writer whose Write failed (a full disk) publishes nothing on Close and
-	// returns the write's error again. A writer may also implement Aborter.
-	Create(ctx context.Context, path string) (io.WriteCloser, error)
+	// Create writes a new file, replacing nothing: it fails with ErrExist if path exists,
+	// from Create or at the latest from the writer's Close (an object store's conditional
+	// PUT: If-None-Match: * on S3 and Azure, ifGenerationMatch=0 on GCS). Of several
+	// writers racing to create one path, exactly one succeeds. The file appears
+	// atomically when the writer is closed, and only if every write succeeded: a writer
+	// whose Write failed (a full disk) publishes nothing on Close and returns the write's
+	// error again; Abort publishes nothing.
+	Create(ctx context.Context, path string) (Writer, error)
 	// Put writes a whole file, atomically replacing any existing one (heartbeats).
 	Put(ctx context.Context, path string, data []byte) error
-	// Delete removes a file (or an empty directory); a missing file is not an error.
+	// Delete removes a file (or an empty directory); a missing file is not an error. On an
+	// object store a directory is a key prefix and goes with its last file.
 	Delete(ctx context.Context, path string) error
 	// MkdirAll creates a directory and its parents where directories exist (a no-op on
 	// object stores, whose folders are implied by their files).
 	MkdirAll(ctx context.Context, dir string) error
 	// Root describes the storage root for messages (a directory or URL).
 	Root() string
+}
+
+// Version names one content of a file, for conditional writes: an object store's ETag
+// or generation, a digest of the content on a local file system. "" names no file.
+type Version string
+
+// ConditionalStorage is implemented by backends that replace a file only if it still
+// holds the version a caller read: the compare-and-swap the storage-based lock provider
+// is built on (S3 and Azure If-Match, GCS ifGenerationMatch).
+type ConditionalStorage interface {
+	// ReadVersion reads a whole file and the version read.
+	ReadVersion(ctx context.Context, path string) ([]byte, Version, error)
+	// PutIfMatch writes data to path if the file is at version v ("": if it does not
+	// exist) and returns the new version; otherwise it fails with ErrPrecondition (or
+	// ErrExist when v is "" and the file exists).
+	PutIfMatch(ctx context.Context, path string, data []byte, v Version) (Version, error)
 }
 
 // URIer is implemented by backends whose root Java names with a scheme ("file:/data/t"
@@ -82,17 +123,17 @@ func URI(st Storage, rel string) string {
 	return AbsPath(st, rel)
 }
 
-// Aborter is implemented by the writers Create returns that can be dropped without
-// publishing their file: a write that fails half-way (a bad row, a full disk, a cancelled
+// Aborter is implemented by writers that can be dropped without publishing their file
+// (every Writer is one): a write that fails half-way (a bad row, a full disk, a cancelled
 // context) must leave no file a reader or the next writer could take for a whole one.
 type Aborter interface {
 	// Abort discards what was written; the file does not appear.
 	Abort() error
 }
 
-// Abort drops w, a writer from Create, without publishing its file where the backend
-// allows it (Aborter); otherwise it closes w, whose file the next writer's rollback
-// removes through its marker.
+// Abort drops w without publishing its file where it can be (Aborter: every Writer from
+// Create); a writer that cannot be aborted (one wrapped by an encoder) is closed, and its
+// file is removed by the next writer's rollback through its marker.
 func Abort(w io.WriteCloser) error {
 	if a, ok := w.(Aborter); ok {
 		return a.Abort()

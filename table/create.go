@@ -140,6 +140,9 @@ func Create(ctx context.Context, st storage.Storage, o CreateOptions) (*Table, e
 		return nil, err
 	}
 	if err := w.Close(); err != nil {
+		if errors.Is(err, storage.ErrExist) { // an object store's conditional PUT lost a race
+			return nil, fmt.Errorf("create table at %s: %w", st.Root(), ErrTableExists)
+		}
 		return nil, err
 	}
 	return Open(ctx, st)

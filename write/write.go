@@ -577,7 +577,10 @@ func writePartitionMetadata(ctx context.Context, st storage.Storage, partition s
 		_ = storage.Abort(w)
 		return err
 	}
-	return w.Close()
+	if err := w.Close(); err != nil && !errors.Is(err, storage.ErrExist) {
+		return err // an object store reports a racing task's file at Close
+	}
+	return nil
 }
 
 // matchPartitions expands delete_partition patterns ("*" wildcards as in Hudi 0.14)

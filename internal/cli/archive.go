@@ -30,11 +30,11 @@ instants go to .hoodie/archived/.commits_.archive.<N>_1-0-1 and are then removed
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
-			t, err := hudi.Open(cmd.Context(), args[0])
+			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
 			if err != nil {
 				return err
 			}

@@ -10,13 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 )
 
 // Exit codes of the CLI contract.
@@ -38,17 +42,57 @@ func (u usageError) Unwrap() error { return u.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// env is what commands write to.
+// env is what commands write to, and the settings file they read.
 type env struct {
 	stdout, stderr io.Writer
 	logger         *slog.Logger
 	isTerminal     bool
+	// confDir holds hudi-defaults.conf: $HUDI_CONF_DIR, else /etc/hudi/conf (Java's
+	// DFSPropertiesConfiguration).
+	confDir string
+
+	defaultsOnce sync.Once
+	defaultsMap  map[string]string
+	defaultsErr  error
+}
+
+// DefaultConfDir is where hudi-defaults.conf is read from without $HUDI_CONF_DIR, as in
+// Java.
+const DefaultConfDir = "/etc/hudi/conf"
+
+// defaults reads hudi-defaults.conf once: its settings go under every command's --set
+// (--set wins). A missing file is no error (Java logs and goes on); a malformed one is.
+func (e *env) defaults() (map[string]string, error) {
+	e.defaultsOnce.Do(func() {
+		p := filepath.Join(e.confDir, "hudi-defaults.conf")
+		f, err := os.Open(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				e.defaultsErr = fmt.Errorf("settings file %s: %w", p, err)
+			}
+			return
+		}
+		defer f.Close()
+		c, warnings, err := config.ParseDefaultsFile(f)
+		if err != nil {
+			e.defaultsErr = fmt.Errorf("settings file %s: %w", p, err)
+			return
+		}
+		for _, w := range warnings {
+			e.logger.Warn(p + ": " + w)
+		}
+		e.defaultsMap = c.Explicit()
+	})
+	return e.defaultsMap, e.defaultsErr
 }
 
 // Main runs the CLI with args (without the program name) and returns the exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
 	e := &env{stdout: stdout, stderr: stderr, isTerminal: stdoutIsTerminal,
-		logger: slog.New(&plainHandler{w: stderr, level: slog.LevelWarn})}
+		logger: slog.New(&plainHandler{w: stderr, level: slog.LevelWarn}), confDir: os.Getenv("HUDI_CONF_DIR")}
+	if e.confDir == "" {
+		e.confDir = DefaultConfDir
+	}
 	root := &cobra.Command{
 		Use:   "hudi",
 		Short: "Apache Hudi tables without a JVM: create, write, read and query them with Spark SQL, run their table services",

@@ -41,11 +41,11 @@ hoodie.clustering.preserve.commit.metadata=false; sort with
 			if dryRun && run {
 				return usagef("--dry-run cannot be combined with --run")
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
-			t, err := hudi.Open(cmd.Context(), args[0])
+			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
 			if err != nil {
 				return err
 			}

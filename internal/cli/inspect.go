@@ -39,6 +39,7 @@ type TimelineEntry struct {
 
 func newTimelineCmd(e *env) *cobra.Command {
 	var format string
+	var sets []string
 	var archived bool
 	cmd := &cobra.Command{
 		Use:   "timeline TABLE",
@@ -53,7 +54,11 @@ added and updated, partitions written, records written and updated, errors.`,
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			t, err := hudi.Open(cmd.Context(), args[0])
+			settings, err := e.storageSettings(sets)
+			if err != nil {
+				return err
+			}
+			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
 			if err != nil {
 				return err
 			}
@@ -98,6 +103,7 @@ added and updated, partitions written, records written and updated, errors.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "storage setting (fs.s3a.*, fs.gs.*, fs.azure.*), key=value (repeatable)")
 	cmd.Flags().BoolVar(&archived, "archived", false, "include archived instants")
 	return cmd
 }
@@ -216,6 +222,7 @@ type PartitionInfo struct {
 
 func newDescribeCmd(e *env) *cobra.Command {
 	var format string
+	var sets []string
 	cmd := &cobra.Command{
 		Use:   "describe TABLE",
 		Short: "Show a table's properties, schema, partitions, file groups and sizes",
@@ -224,7 +231,11 @@ func newDescribeCmd(e *env) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			d, err := describe(cmd.Context(), args[0])
+			settings, err := e.storageSettings(sets)
+			if err != nil {
+				return err
+			}
+			d, err := describe(cmd.Context(), args[0], settings)
 			if err != nil {
 				return err
 			}
@@ -235,11 +246,12 @@ func newDescribeCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "storage setting (fs.s3a.*, fs.gs.*, fs.azure.*), key=value (repeatable)")
 	return cmd
 }
 
-func describe(ctx context.Context, path string) (*Description, error) {
-	t, err := hudi.Open(ctx, path)
+func describe(ctx context.Context, path string, settings map[string]string) (*Description, error) {
+	t, err := hudi.Open(ctx, path, hudi.WithSettings(settings))
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.storageSettings(sets)
 			if err != nil {
 				return err
 			}
@@ -89,12 +89,12 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 	f.IntVar(&limit, "limit", 0, "return at most N rows (0 = all)")
 	f.IntVar(&batchSize, "batch-size", 8192, "rows per record batch")
 	f.BoolVar(&noMeta, "no-meta", false, "leave out the _hoodie_* meta columns")
-	f.StringArrayVar(&sets, "set", nil, "key generator setting (hoodie.keygen.*=value) for a table without meta fields whose hoodie.properties lacks it (repeatable)")
+	f.StringArrayVar(&sets, "set", nil, "storage setting (fs.s3a.*, fs.gs.*, fs.azure.*), or key generator setting (hoodie.keygen.*) for a table without meta fields whose hoodie.properties lacks it; key=value (repeatable)")
 	return cmd
 }
 
 func runRead(ctx context.Context, e *env, path string, opts hudi.ScanOptions, format string, limit int, noMeta bool) error {
-	t, err := hudi.Open(ctx, path)
+	t, err := hudi.Open(ctx, path, hudi.WithSettings(opts.Settings))
 	if err != nil {
 		return err
 	}

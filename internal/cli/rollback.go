@@ -34,11 +34,11 @@ later ones after it unless --include-later, which rolls those back first, newest
 			if !isInstant(args[1]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[1])
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
-			t, err := hudi.Open(cmd.Context(), args[0])
+			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
 			if err != nil {
 				return err
 			}

@@ -44,11 +44,11 @@ the savepoint. restore --dry-run lists the instants it would roll back and chang
 			if !isInstant(args[2]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[2])
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
-			t, err := hudi.Open(cmd.Context(), args[0])
+			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
 			if err != nil {
 				return err
 			}

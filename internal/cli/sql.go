@@ -48,7 +48,7 @@ func (f *sqlFlags) options(e *env) (hsql.Options, error) {
 	if err := checkProgressMode(f.progress); err != nil {
 		return hsql.Options{}, err
 	}
-	settings, err := parseSettings(f.sets)
+	settings, err := e.parseSettings(f.sets)
 	if err != nil {
 		return hsql.Options{}, err
 	}

@@ -17,15 +17,37 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/jsonl"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
 )
 
-// parseSettings turns repeated --set k=v flags into a map.
-func parseSettings(sets []string) (map[string]string, error) {
+// parseSettings turns repeated --set k=v flags into a map, over the settings of
+// hudi-defaults.conf (see env.defaults).
+func (e *env) parseSettings(sets []string) (map[string]string, error) {
+	return e.settingsOver(sets, false)
+}
+
+// storageSettings is parseSettings for the commands that only read (read, describe,
+// timeline): of hudi-defaults.conf they take the storage keys (fs.*), whose backend
+// opens the table; the file's hoodie.* keys configure writes and services.
+func (e *env) storageSettings(sets []string) (map[string]string, error) {
+	return e.settingsOver(sets, true)
+}
+
+func (e *env) settingsOver(sets []string, storageOnly bool) (map[string]string, error) {
 	m := map[string]string{}
+	defaults, err := e.defaults()
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range defaults {
+		if !storageOnly || strings.HasPrefix(k, config.StoragePrefix) {
+			m[k] = v
+		}
+	}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(k) == "" {
@@ -58,7 +80,7 @@ func newCreateCmd(e *env) *cobra.Command {
 			if ddl == "" {
 				return usagef("--schema is required, e.g. --schema 'uuid STRING, ts BIGINT, fare DOUBLE, city STRING'")
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
@@ -117,7 +139,7 @@ the input are ignored. delete needs only the record key and partition columns.`,
 			if inputFormat != "jsonl" && inputFormat != "parquet" {
 				return usagef("--input-format %q: want jsonl or parquet", inputFormat)
 			}
-			settings, err := parseSettings(sets)
+			settings, err := e.parseSettings(sets)
 			if err != nil {
 				return err
 			}
@@ -150,7 +172,7 @@ the input are ignored. delete needs only the record key and partition columns.`,
 }
 
 func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format string, settings map[string]string, pp *progressPrinter) error {
-	t, err := hudi.Open(ctx, path)
+	t, err := hudi.Open(ctx, path, hudi.WithSettings(settings))
 	if err != nil {
 		return err
 	}

@@ -21,8 +21,12 @@ const module = "github.com/hudi-go/hudi"
 // layer of each package (path relative to the module root). Deeper layers import only
 // shallower ones. A package missing here fails the test, so a new package must be placed.
 var layer = map[string]int{
-	"storage": 0, "storage/local": 0, "storage/mem": 0,
-	"internal/avro": 0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
+	"storage": 0, "storage/local": 0, "storage/mem": 0, "storage/storagetest": 0,
+	// Object-store backends (cloud SDKs): only cmd/hudi, tests and the benchmark link them.
+	"storage/blobstore": 0, "storage/s3": 0, "storage/s3/s3test": 0, "storage/gcs": 0, "storage/gcs/gcstest": 0,
+	"storage/azure": 0, "storage/azure/azuretest": 0,
+	"internal/objstoretest": 9,
+	"internal/avro":         0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
 	"spec":               1, "config": 1, "schema/internalschema": 1,
 	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
@@ -43,15 +47,23 @@ var layer = map[string]int{
 
 // sameLayer lists the allowed imports between packages of one layer.
 var sameLayer = map[string][]string{
-	"storage/local":       {"storage"},
-	"storage/mem":         {"storage"},
-	"fsview":              {"timeline"},
-	"commit":              {"commit/lock"},
-	"services/compaction": {"write"},
-	"services/clustering": {"write"},
-	"internal/cli":        {},
-	"cmd/hudi":            {"internal/cli"},
-	"sql":                 {"sql/parser", "hudi"}, // the engine runs over the facade
+	"storage/local":           {"storage"},
+	"storage/mem":             {"storage"},
+	"storage/storagetest":     {"storage"},
+	"storage/blobstore":       {"storage"},
+	"storage/s3":              {"storage", "storage/blobstore"},
+	"storage/s3/s3test":       {"storage/s3"},
+	"storage/gcs":             {"storage", "storage/blobstore"},
+	"storage/gcs/gcstest":     {"storage/gcs"},
+	"storage/azure":           {"storage", "storage/blobstore"},
+	"storage/azure/azuretest": {"storage/azure"},
+	"fsview":                  {"timeline"},
+	"commit":                  {"commit/lock"},
+	"services/compaction":     {"write"},
+	"services/clustering":     {"write"},
+	"internal/cli":            {},
+	"cmd/hudi":                {"internal/cli"},
+	"sql":                     {"sql/parser", "hudi"}, // the engine runs over the facade
 }
 
 // onlyImportedBy lists packages only the named packages may import: the SQL engine links
@@ -59,7 +71,15 @@ var sameLayer = map[string][]string{
 // command may pull it in, and the core stays pure Go.
 var onlyImportedBy = map[string][]string{
 	"sql": {"internal/cli", "bench"}, // bench: W8 times the engine; it links DuckDB already
+	// The cloud backends: the core stays free of cloud SDKs (cmd/hudi links them).
+	"storage/blobstore": {"storage/s3", "storage/gcs", "storage/azure", "bench"},
+	"storage/s3":        {"cmd/hudi", "storage/s3/s3test", "internal/objstoretest", "bench"},
+	"storage/gcs":       {"cmd/hudi", "storage/gcs/gcstest", "internal/objstoretest"},
+	"storage/azure":     {"cmd/hudi", "storage/azure/azuretest", "internal/objstoretest"},
 }
+
+// cloudSDKs are import path prefixes of cloud SDKs, which only the backends above import.
+var cloudSDKs = []string{"gocloud.dev", "github.com/aws/", "cloud.google.com/", "github.com/Azure/", "google.golang.org/api"}
 
 func TestLayering(t *testing.T) {
 	root := testutil.RepoRoot(t)
@@ -92,6 +112,11 @@ func TestLayering(t *testing.T) {
 		}
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
+			for _, sdk := range cloudSDKs {
+				if strings.HasPrefix(path, sdk) && !strings.HasPrefix(pkg, "storage/") && pkg != "bench" && pkg != "internal/objstoretest" {
+					t.Errorf("%s imports the cloud SDK %s: only the storage backends may", pkg, path)
+				}
+			}
 			if path == module {
 				imports[pkg]["hudi"] = true
 			} else if strings.HasPrefix(path, module+"/") {

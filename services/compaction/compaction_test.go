@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,7 +74,7 @@ type failingCreate struct {
 
 var errInjected = errors.New("injected write failure")
 
-func (f failingCreate) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+func (f failingCreate) Create(ctx context.Context, p string) (storage.Writer, error) {
 	w, err := f.Storage.Create(ctx, p)
 	if err == nil && strings.HasPrefix(p, f.partition+"/") && strings.HasSuffix(p, ".parquet") {
 		return failingWriter{w}, nil
@@ -83,7 +82,7 @@ func (f failingCreate) Create(ctx context.Context, p string) (io.WriteCloser, er
 	return w, err
 }
 
-type failingWriter struct{ io.WriteCloser }
+type failingWriter struct{ storage.Writer }
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errInjected }
 

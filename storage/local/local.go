@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,13 @@ import (
 // FS is a storage.Storage rooted at a local directory.
 type FS struct {
 	root string
+}
+
+func init() {
+	storage.Register(storage.Backend{Name: "local", Schemes: []string{"file"},
+		Open: func(_ context.Context, loc storage.Location, _ map[string]string) (storage.Storage, error) {
+			return New(loc.Path), nil
+		}})
 }
 
 // New returns storage rooted at dir, made absolute: plans and rollback metadata name
@@ -135,6 +141,9 @@ func (l *FS) ListNames(ctx context.Context, dir string) ([]storage.FileInfo, err
 
 // Stat describes one path.
 func (l *FS) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return storage.FileInfo{}, err
+	}
 	st, err := os.Stat(l.abs(p))
 	if err != nil {
 		return storage.FileInfo{}, wrap("stat", l.abs(p), err)
@@ -145,7 +154,7 @@ func (l *FS) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
 // Create writes a new file via a temp file that is fsynced and then hard-linked into
 // place: link fails if the target exists, which gives create-if-absent atomically even
 // across processes.
-func (l *FS) Create(ctx context.Context, p string) (io.WriteCloser, error) {
+func (l *FS) Create(ctx context.Context, p string) (storage.Writer, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -265,6 +274,8 @@ func (l *FS) Put(ctx context.Context, p string, data []byte) error {
 
 // Delete removes a file; a missing file is not an error.
 func (l *FS) Delete(ctx context.Context, p string) error {
+	// No ctx check: error paths delete what they made with the context that was
+	// cancelled.
 	if err := os.Remove(l.abs(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return wrap("delete", l.abs(p), err)
 	}
@@ -273,6 +284,9 @@ func (l *FS) Delete(ctx context.Context, p string) error {
 
 // MkdirAll creates a directory and its parents.
 func (l *FS) MkdirAll(ctx context.Context, dir string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(l.abs(dir), 0o755); err != nil {
 		return wrap("mkdir", l.abs(dir), err)
 	}
@@ -282,5 +296,5 @@ func (l *FS) MkdirAll(ctx context.Context, dir string) error {
 var (
 	_ storage.Storage    = (*FS)(nil)
 	_ storage.NameLister = (*FS)(nil)
-	_ storage.Aborter    = (*atomicFile)(nil)
+	_ storage.Writer     = (*atomicFile)(nil)
 )

@@ -1,0 +1,7 @@
+package main
+
+// The object-store backends, registered with the storage registry by URL scheme: the
+// core packages import no cloud SDK; this program links them.
+import (
+	_ "github.com/hudi-go/hudi/storage/s3" // s3://, s3a://
+)
