@@ -509,7 +509,7 @@ func testDeleteTree(t *testing.T, st storage.Storage, _ Options) {
 	}
 }
 
-func testPut(t *testing.T, st storage.Storage, _ Options) {
+func testPut(t *testing.T, st storage.Storage, o Options) {
 	ctx := context.Background()
 	if err := st.Put(ctx, ".hoodie/.heartbeat/001", []byte("one")); err != nil {
 		t.Fatal(err)
@@ -522,6 +522,16 @@ func testPut(t *testing.T, st storage.Storage, _ Options) {
 	}
 	if list, err := st.List(ctx, ".hoodie/.heartbeat"); err != nil || names(list) != "001" {
 		t.Fatalf("put left %q, %v", names(list), err)
+	}
+	// A file larger than an object store's part replaces one as a whole too.
+	big := bytes.Repeat([]byte("0123456789abcdef"), o.LargeSize/16)
+	for _, body := range [][]byte{big, big[:len(big)/2+3]} {
+		if err := st.Put(ctx, "p/big.parquet", body); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, st, "p/big.parquet"); !bytes.Equal(got, body) {
+			t.Fatalf("large put: read %d bytes, want %d", len(got), len(body))
+		}
 	}
 }
 
