@@ -42,6 +42,7 @@ func Run(t *testing.T, newStorage func(t *testing.T) storage.Storage, o Options)
 	}{
 		{"CreateRead", testCreateRead},
 		{"CreateIfAbsent", testCreateIfAbsent},
+		{"OpenSized", testOpenSized},
 		{"CreateRace", testCreateRace},
 		{"Abort", testAbort},
 		{"FailedWritePublishesNothing", testFailedWrite},
@@ -135,6 +136,31 @@ func testCreateRead(t *testing.T, st storage.Storage, _ Options) {
 	}
 	if fi, err := st.Stat(ctx, "a/empty"); err != nil || fi.Size != 0 {
 		t.Fatalf("empty stat = %+v, %v", fi, err)
+	}
+}
+
+// testOpenSized: storage.OpenSized reads what Open reads, and a missing file is
+// ErrNotExist at the latest on the first read.
+func testOpenSized(t *testing.T, st storage.Storage, _ Options) {
+	ctx := context.Background()
+	body := []byte("PAR1 some bytes PAR1")
+	create(t, st, "p/f.parquet", body)
+	f, err := storage.OpenSized(ctx, st, "p/f.parquet", int64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4)
+	if _, err := f.ReadAt(buf, int64(len(body)-4)); err != nil || string(buf) != "PAR1" || f.Size() != int64(len(body)) {
+		t.Fatalf("ReadAt: %q, %v, size %d", buf, err, f.Size())
+	}
+	g, err := storage.OpenSized(ctx, st, "p/missing.parquet", 10)
+	if err == nil {
+		_, err = g.ReadAt(buf, 0)
+		g.Close()
+	}
+	if !errors.Is(err, storage.ErrNotExist) || !strings.Contains(err.Error(), "missing.parquet") {
+		t.Fatalf("missing file: want ErrNotExist naming it, got %v", err)
 	}
 }
 
