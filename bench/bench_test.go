@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,9 @@ func TestTiny(t *testing.T) {
 		t.Fatalf("%v\nlog:\n%s", err, log.String())
 	}
 	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false, "W8": false, "W9": false}
+	if os.Getenv("HUDI_TEST_S3") != "" {
+		want["W10"] = false // an S3 server to run against (CI starts versitygw)
+	}
 	for _, res := range rep.Ratios {
 		want[res.Workload] = true
 		if len(res.Ratios) != 1 || res.Median <= 0 {
@@ -39,6 +43,11 @@ func TestTiny(t *testing.T) {
 	abs := map[string]bool{}
 	for _, a := range rep.Absolute {
 		abs[a.Workload] = true
+		// The scan of a table on S3 makes one GET per base file: the size comes from the
+		// listing, not from a HEAD per file (storage.OpenSized).
+		if a.Workload == "W10" && strings.HasPrefix(a.Case, "requests to scan") && strings.Contains(a.Note, "HeadObject") {
+			t.Errorf("W10 %s: %s (a HEAD per base file)", a.Case, a.Note)
+		}
 	}
 	if !abs["W5"] || !abs["W7"] {
 		t.Errorf("absolute figures from %v, want W5 and W7", abs)

@@ -41,6 +41,7 @@ func workloads() []workload {
 		{"W7", "many small upsert commits", w7SmallCommits},
 		{"W8", "hudi sql queries vs DuckDB read_parquet; MOR snapshot vs read-optimized", w8SQL},
 		{"W9", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w9CDC},
+		{"W10", "a 1,000-file table on S3: requests to plan and scan, S3 vs local scan", w10ObjectStore},
 	}
 }
 

@@ -338,7 +338,8 @@ func (r *sliceReader) release() { r.logs.release() }
 // whether log records are merged into them.
 func (r *sliceReader) readBase(ctx context.Context, merging bool, fn func(arrow.Record) error) error {
 	base := r.slice.Base
-	f, err := r.st.Open(ctx, base.Path)
+	// The view's size (from the listing) spares an object store's HEAD per file.
+	f, err := storage.OpenSized(ctx, r.st, base.Path, base.Size)
 	if err != nil {
 		return fmt.Errorf("open base file: %w", err)
 	}

@@ -65,6 +65,11 @@ type Backend struct {
 	// that is not in Settings is refused: a setting is honoured or refused, never dropped.
 	SettingPrefixes []string
 	Settings        []string
+	// Accepts, if set, honours keys whose names carry a value Settings cannot list (Hadoop
+	// names Azure's account keys after the account: fs.azure.account.key.ACCOUNT.dfs…).
+	Accepts func(key string) bool
+	// AcceptsHelp describes the keys Accepts honours, for the refusal of another key.
+	AcceptsHelp string
 	// Open opens the storage rooted at loc.
 	Open func(ctx context.Context, loc Location, settings map[string]string) (Storage, error)
 }
@@ -159,9 +164,17 @@ func (r *Registry) Open(ctx context.Context, raw string, settings map[string]str
 			if !strings.HasPrefix(k, p) {
 				continue
 			}
-			if !known[k] {
-				return nil, fmt.Errorf("table path %s: setting %s is not supported by the %s storage backend (it takes %s)",
-					raw, k, b.Name, strings.Join(b.Settings, ", "))
+			if !known[k] && (b.Accepts == nil || !b.Accepts(k)) {
+				takes := append([]string(nil), b.Settings...)
+				if b.AcceptsHelp != "" {
+					takes = append(takes, b.AcceptsHelp)
+				}
+				what := "it takes no settings"
+				if len(takes) > 0 {
+					what = "it takes " + strings.Join(takes, ", ")
+				}
+				return nil, fmt.Errorf("table path %s: setting %s is not supported by the %s storage backend (%s)",
+					raw, k, b.Name, what)
 			}
 			mine[k] = settings[k]
 		}

@@ -52,9 +52,24 @@ func TestRegistryOpen(t *testing.T) {
 		}})
 	r.Register(Backend{Name: "gcs", Schemes: []string{"gs"}, SettingPrefixes: []string{"fs.gs."}, Settings: []string{"fs.gs.project.id"},
 		Open: func(context.Context, Location, map[string]string) (Storage, error) { return nil, nil }})
+	r.Register(Backend{Name: "azure", Schemes: []string{"abfs"}, SettingPrefixes: []string{"fs.azure."},
+		Accepts: func(k string) bool { return strings.HasPrefix(k, "fs.azure.account.key.") },
+		Open: func(_ context.Context, _ Location, s map[string]string) (Storage, error) {
+			got = s
+			return nil, errors.New("opened")
+		}})
 	ctx := context.Background()
+	// Keys a backend accepts by pattern reach it; others of its namespace are refused.
+	_, err := r.Open(ctx, "abfs://c@a.dfs.core.windows.net/t", map[string]string{"fs.azure.account.key.a.dfs.core.windows.net": "k"})
+	if err == nil || !strings.Contains(err.Error(), "opened") || got["fs.azure.account.key.a.dfs.core.windows.net"] != "k" {
+		t.Fatalf("accepted key: %v, %v", err, got)
+	}
+	_, err = r.Open(ctx, "abfs://c@a.dfs.core.windows.net/t", map[string]string{"fs.azure.sas.token": "k"})
+	if err == nil || !strings.Contains(err.Error(), "fs.azure.sas.token") || strings.Contains(err.Error(), "opened") {
+		t.Fatalf("refused key: %v", err)
+	}
 	// The backend gets its own keys only; other backends' keys and hoodie keys stay out.
-	_, err := r.Open(ctx, "s3a://b/t", map[string]string{"fs.s3a.endpoint": "http://127.0.0.1:1", "fs.gs.project.id": "p", "hoodie.x": "y"})
+	_, err = r.Open(ctx, "s3a://b/t", map[string]string{"fs.s3a.endpoint": "http://127.0.0.1:1", "fs.gs.project.id": "p", "hoodie.x": "y"})
 	if err == nil || !strings.Contains(err.Error(), "opened") || !strings.Contains(err.Error(), "s3a://b/t") {
 		t.Fatalf("open: %v", err)
 	}
@@ -68,7 +83,7 @@ func TestRegistryOpen(t *testing.T) {
 	}
 	// An unknown scheme names itself and what there is.
 	_, err = r.Open(ctx, "hdfs://nn/t", nil)
-	if err == nil || !strings.Contains(err.Error(), `"hdfs"`) || !strings.Contains(err.Error(), "gs, s3, s3a") {
+	if err == nil || !strings.Contains(err.Error(), `"hdfs"`) || !strings.Contains(err.Error(), "abfs, gs, s3, s3a") {
 		t.Fatalf("unknown scheme: %v", err)
 	}
 	if !r.IsSetting("fs.gs.project.id") || r.IsSetting("hoodie.table.name") || r.IsSetting("fs.defaultFS") {

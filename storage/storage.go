@@ -141,6 +141,24 @@ func Abort(w io.WriteCloser) error {
 	return w.Close()
 }
 
+// SizedOpener is implemented by backends for which Open costs a request to learn the
+// size (an object store's HEAD): a caller that knows the size from a listing (a base
+// file's, in the file-system view) opens without it. Only for files that are never
+// rewritten in place: base files.
+type SizedOpener interface {
+	// OpenSized opens path, whose size is size, for reading. A missing file may be
+	// reported only by the first read (ErrNotExist all the same).
+	OpenSized(ctx context.Context, path string, size int64) (File, error)
+}
+
+// OpenSized opens path through st's SizedOpener when size is known (> 0), else Open.
+func OpenSized(ctx context.Context, st Storage, path string, size int64) (File, error) {
+	if so, ok := st.(SizedOpener); ok && size > 0 {
+		return so.OpenSized(ctx, path, size)
+	}
+	return st.Open(ctx, path)
+}
+
 // NameLister is implemented by backends that list a directory's entry names and kinds
 // more cheaply than List, which describes every entry (a stat per file on a local file
 // system). The timeline needs only the names of .hoodie's files, and a writer lists them

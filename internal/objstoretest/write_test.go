@@ -44,9 +44,11 @@ func runErr(env []string, args ...string) (string, error) {
 func confDir(t *testing.T, settings map[string]string) string {
 	dir := t.TempDir()
 	var b strings.Builder
-	b.WriteString("# storage settings for the test S3 server\n")
+	b.WriteString("# storage settings for the test server\n")
 	for k, v := range settings {
-		fmt.Fprintf(&b, "%s %s\n", k, v)
+		// key=value: a line holding "=" is split at its first "=" (Java's
+		// DFSPropertiesConfiguration), so a value with one (an Azure key) needs this form.
+		fmt.Fprintf(&b, "%s=%s\n", k, v)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hudi-defaults.conf"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)

@@ -58,6 +58,30 @@ type Options struct {
 	// IsConflict recognizes a cloud's "conflicting conditional write in progress" error
 	// (S3's 409 ConditionalRequestConflict), after which a conditional create is retried.
 	IsConflict func(error) bool
+	// ForbiddenChars are characters the bucket's driver cannot store under their own name
+	// (gocloud.dev's Azure driver escapes "%" as "__0x25__"): a path with one is refused,
+	// naming the character, rather than stored where another client would not find it.
+	ForbiddenChars string
+	// Uploader, if set, uploads files larger than one part instead of gocloud.dev's
+	// streaming writer (whose Azure driver panics when an upload fails after a write).
+	Uploader Uploader
+}
+
+// Uploader uploads a large object in parts, published by one (conditional) commit.
+type Uploader interface {
+	// Begin starts the upload of key; ifNotExist makes its commit create-if-absent.
+	Begin(ctx context.Context, key string, ifNotExist bool) (Upload, error)
+}
+
+// Upload is one object's upload in progress.
+type Upload interface {
+	// WritePart uploads the next part (parts are whole PartSize but the last).
+	WritePart(b []byte) error
+	// Commit publishes the parts as the object; a create-if-absent commit that finds the
+	// object fails with an error wrapping storage.ErrExist.
+	Commit() error
+	// Abort drops the parts: no object appears.
+	Abort()
 }
 
 // Store is a storage.Storage over a bucket.
@@ -111,6 +135,14 @@ func (s *Store) dirPrefix(p string) string {
 	return k + "/"
 }
 
+// check refuses a path the bucket cannot address under its own name.
+func (s *Store) check(op, p string) error {
+	if i := strings.IndexAny(p, s.o.ForbiddenChars); s.o.ForbiddenChars != "" && i >= 0 {
+		return fmt.Errorf("%s %s: the %s backend cannot store a name containing %q", op, s.name(p), s.o.Name, p[i])
+	}
+	return nil
+}
+
 func (s *Store) name(p string) string { return s.o.URL + "/" + strings.Trim(p, "/") }
 
 // wrap names the file and maps the cloud's error to storage's sentinels.
@@ -162,6 +194,9 @@ type file struct {
 // Open opens p for ranged reads: one HEAD for its size, then a GET per ReadAt not served
 // from the read-ahead window.
 func (s *Store) Open(ctx context.Context, p string) (storage.File, error) {
+	if err := s.check("open", p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.wrap("open", p, err)
 	}
@@ -170,6 +205,18 @@ func (s *Store) Open(ctx context.Context, p string) (storage.File, error) {
 		return nil, s.wrap("open", p, err)
 	}
 	return &file{s: s, ctx: ctx, path: p, key: s.key(p), size: a.Size}, nil
+}
+
+// OpenSized opens p, whose size the caller knows from a listing: no HEAD. A missing
+// object is reported by the first read.
+func (s *Store) OpenSized(ctx context.Context, p string, size int64) (storage.File, error) {
+	if err := s.check("open", p); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.wrap("open", p, err)
+	}
+	return &file{s: s, ctx: ctx, path: p, key: s.key(p), size: size}, nil
 }
 
 func (f *file) Size() int64  { return f.size }
@@ -240,6 +287,9 @@ func (f *file) get(b []byte, off int64) error {
 
 // ReadFile reads a whole file with one GET.
 func (s *Store) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if err := s.check("read", p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.wrap("read", p, err)
 	}
@@ -252,6 +302,9 @@ func (s *Store) ReadFile(ctx context.Context, p string) ([]byte, error) {
 
 // Stat describes p: a HEAD, and for a folder a one-key listing.
 func (s *Store) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
+	if err := s.check("stat", p); err != nil {
+		return storage.FileInfo{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return storage.FileInfo{}, s.wrap("stat", p, err)
 	}
@@ -279,6 +332,9 @@ func (s *Store) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
 
 // List lists the folder p: LIST requests with the delimiter "/", a page per 1000 keys.
 func (s *Store) List(ctx context.Context, p string) ([]storage.FileInfo, error) {
+	if err := s.check("list", p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.wrap("list", p, err)
 	}
@@ -343,6 +399,9 @@ func (s *Store) writerOptions(ifNotExist bool) *blob.WriterOptions {
 // streams it as a multipart upload. Close publishes it with one conditional PUT (or the
 // conditional completion of the multipart upload).
 func (s *Store) Create(ctx context.Context, p string) (storage.Writer, error) {
+	if err := s.check("create", p); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.wrap("create", p, err)
 	}
@@ -354,12 +413,91 @@ type writer struct {
 	ctx  context.Context
 	path string
 
-	buf    bytes.Buffer
-	stream *blob.Writer       // set once the file outgrew the buffer
-	cancel context.CancelFunc // cancels stream's upload (Abort)
-	err    error              // sticky
-	done   bool
+	buf  bytes.Buffer
+	up   multipart // set once the file outgrew the buffer
+	err  error     // sticky
+	done bool
 }
+
+// multipart is a large file's upload in progress.
+type multipart interface {
+	Write(b []byte) error
+	// Commit publishes the object: with ErrExist (wrapped) when create-if-absent lost.
+	Commit() error
+	// Abort drops the upload: no object appears and no part is kept.
+	Abort()
+}
+
+// beginMultipart starts a large file's upload: through the cloud's Uploader where it has
+// one, else through gocloud.dev's streaming writer.
+func (s *Store) beginMultipart(ctx context.Context, p string, ifNotExist bool) (multipart, error) {
+	if s.o.Uploader != nil {
+		u, err := s.o.Uploader.Begin(ctx, s.key(p), ifNotExist)
+		if err != nil {
+			return nil, err
+		}
+		return &partUpload{u: u, size: s.o.PartSize}, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	sw, err := s.b.NewWriter(ctx, s.key(p), s.writerOptions(ifNotExist))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &stream{w: sw, cancel: cancel}, nil
+}
+
+// stream is gocloud.dev's writer: S3's multipart upload, GCS's resumable upload.
+type stream struct {
+	w      *blob.Writer
+	cancel context.CancelFunc
+}
+
+func (m *stream) Write(b []byte) error { _, err := m.w.Write(b); return err }
+
+func (m *stream) Commit() error {
+	err := m.w.Close()
+	m.cancel()
+	if err != nil && exists(err) {
+		return fmt.Errorf("%w (%v)", storage.ErrExist, err)
+	}
+	return err
+}
+
+func (m *stream) Abort() {
+	m.cancel() // the upload fails: no object, the multipart upload is aborted
+	_ = m.w.Close()
+}
+
+// partUpload cuts the bytes into parts of size for an Uploader.
+type partUpload struct {
+	u    Upload
+	size int
+	buf  []byte
+}
+
+func (m *partUpload) Write(b []byte) error {
+	m.buf = append(m.buf, b...)
+	for len(m.buf) >= m.size {
+		if err := m.u.WritePart(m.buf[:m.size]); err != nil {
+			return err
+		}
+		m.buf = append(m.buf[:0], m.buf[m.size:]...)
+	}
+	return nil
+}
+
+func (m *partUpload) Commit() error {
+	if len(m.buf) > 0 {
+		if err := m.u.WritePart(m.buf); err != nil {
+			return err
+		}
+	}
+	m.buf = nil
+	return m.u.Commit()
+}
+
+func (m *partUpload) Abort() { m.buf = nil; m.u.Abort() }
 
 func (w *writer) Write(b []byte) (int, error) {
 	if w.err != nil {
@@ -372,30 +510,27 @@ func (w *writer) Write(b []byte) (int, error) {
 		w.fail(w.s.wrap("write", w.path, err))
 		return 0, w.err
 	}
-	if w.stream == nil {
+	if w.up == nil {
 		if w.buf.Len()+len(b) <= w.s.o.PartSize {
 			return w.buf.Write(b)
 		}
-		ctx, cancel := context.WithCancel(w.ctx)
-		sw, err := w.s.b.NewWriter(ctx, w.s.key(w.path), w.s.writerOptions(true))
+		up, err := w.s.beginMultipart(w.ctx, w.path, true)
 		if err != nil {
-			cancel()
 			w.fail(w.s.wrap("create", w.path, err))
 			return 0, w.err
 		}
-		w.stream, w.cancel = sw, cancel
-		if _, err := sw.Write(w.buf.Bytes()); err != nil {
+		w.up = up
+		if err := up.Write(w.buf.Bytes()); err != nil {
 			w.fail(w.s.wrap("write", w.path, err))
 			return 0, w.err
 		}
 		w.buf = bytes.Buffer{}
 	}
-	n, err := w.stream.Write(b)
-	if err != nil {
+	if err := w.up.Write(b); err != nil {
 		w.fail(w.s.wrap("write", w.path, err))
-		return n, w.err
+		return 0, w.err
 	}
-	return n, nil
+	return len(b), nil
 }
 
 // fail records the first error and drops the upload.
@@ -405,10 +540,9 @@ func (w *writer) fail(err error) {
 }
 
 func (w *writer) drop() {
-	if w.stream != nil {
-		w.cancel() // the upload fails: no object, the multipart upload is aborted
-		_ = w.stream.Close()
-		w.stream = nil
+	if w.up != nil {
+		w.up.Abort()
+		w.up = nil
 	}
 	w.buf = bytes.Buffer{}
 }
@@ -425,12 +559,11 @@ func (w *writer) Close() error {
 		w.fail(w.s.wrap("create", w.path, err))
 		return w.err
 	}
-	if w.stream != nil {
-		err := w.stream.Close()
-		w.cancel()
-		w.stream = nil
+	if w.up != nil {
+		err := w.up.Commit()
+		w.up = nil
 		if err != nil {
-			if exists(err) {
+			if errors.Is(err, storage.ErrExist) {
 				w.err = fmt.Errorf("create %s: %w", w.s.name(w.path), storage.ErrExist)
 			} else {
 				w.err = w.s.wrap("create", w.path, err)
@@ -483,13 +616,24 @@ func (s *Store) putSmall(ctx context.Context, p string, data []byte, ifNotExist 
 
 // Put writes a whole file, replacing any (one PUT: atomic on object stores).
 func (s *Store) Put(ctx context.Context, p string, data []byte) error {
+	if err := s.check("put", p); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return s.wrap("put", p, err)
 	}
 	if len(data) <= s.o.PartSize {
 		return s.putSmall(ctx, p, data, false)
 	}
-	if err := s.b.WriteAll(ctx, s.key(p), data, s.writerOptions(false)); err != nil {
+	up, err := s.beginMultipart(ctx, p, false)
+	if err != nil {
+		return s.wrap("put", p, err)
+	}
+	if err := up.Write(data); err != nil {
+		up.Abort()
+		return s.wrap("put", p, err)
+	}
+	if err := up.Commit(); err != nil {
 		return s.wrap("put", p, err)
 	}
 	return nil
@@ -497,6 +641,9 @@ func (s *Store) Put(ctx context.Context, p string, data []byte) error {
 
 // Delete removes the file p, or the marker of the folder p; a missing one is no error.
 func (s *Store) Delete(ctx context.Context, p string) error {
+	if err := s.check("delete", p); err != nil {
+		return err
+	}
 	err := s.b.Delete(ctx, s.key(p))
 	if err == nil {
 		return nil
@@ -512,6 +659,9 @@ func (s *Store) Delete(ctx context.Context, p string) error {
 
 // MkdirAll writes the folder's marker ("dir/"), so that the empty folder lists.
 func (s *Store) MkdirAll(ctx context.Context, dir string) error {
+	if err := s.check("mkdir", dir); err != nil {
+		return err
+	}
 	k := s.dirPrefix(dir)
 	if k == "" {
 		return nil
@@ -526,6 +676,9 @@ func (s *Store) MkdirAll(ctx context.Context, dir string) error {
 
 // ReadVersion reads p and its version.
 func (s *Store) ReadVersion(ctx context.Context, p string) ([]byte, storage.Version, error) {
+	if err := s.check("read", p); err != nil {
+		return nil, "", err
+	}
 	if s.o.Conditional == nil {
 		return nil, "", fmt.Errorf("read %s: the %s backend has no conditional writes", s.name(p), s.o.Name)
 	}
@@ -538,6 +691,9 @@ func (s *Store) ReadVersion(ctx context.Context, p string) ([]byte, storage.Vers
 
 // PutIfMatch writes p if it is at version v.
 func (s *Store) PutIfMatch(ctx context.Context, p string, data []byte, v storage.Version) (storage.Version, error) {
+	if err := s.check("conditional put", p); err != nil {
+		return "", err
+	}
 	if s.o.Conditional == nil {
 		return "", fmt.Errorf("put %s: the %s backend has no conditional writes", s.name(p), s.o.Name)
 	}
@@ -560,4 +716,5 @@ var (
 	_ storage.Storage            = (*Store)(nil)
 	_ storage.ConditionalStorage = (*Store)(nil)
 	_ storage.URIer              = (*Store)(nil)
+	_ storage.SizedOpener        = (*Store)(nil)
 )

@@ -25,6 +25,10 @@ type Options struct {
 	// LargeSize is the size of the large-file test, which crosses an object store's
 	// multipart threshold when the backend's is set below it (default 6 MiB).
 	LargeSize int
+	// ListEntries is the size of the listing test's big folder (default 1100: past S3's
+	// 1,000-key page). The listing code above the driver is shared (blobstore), so a
+	// backend whose paging another backend's suite covers may list fewer, to save time.
+	ListEntries int
 }
 
 // Run runs the suite. newStorage returns an empty storage (a fresh directory or bucket
@@ -36,12 +40,16 @@ func Run(t *testing.T, newStorage func(t *testing.T) storage.Storage, o Options)
 	if o.LargeSize == 0 {
 		o.LargeSize = 6 << 20
 	}
+	if o.ListEntries == 0 {
+		o.ListEntries = 1100
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, st storage.Storage, o Options)
 	}{
 		{"CreateRead", testCreateRead},
 		{"CreateIfAbsent", testCreateIfAbsent},
+		{"OpenSized", testOpenSized},
 		{"CreateRace", testCreateRace},
 		{"Abort", testAbort},
 		{"FailedWritePublishesNothing", testFailedWrite},
@@ -135,6 +143,31 @@ func testCreateRead(t *testing.T, st storage.Storage, _ Options) {
 	}
 	if fi, err := st.Stat(ctx, "a/empty"); err != nil || fi.Size != 0 {
 		t.Fatalf("empty stat = %+v, %v", fi, err)
+	}
+}
+
+// testOpenSized: storage.OpenSized reads what Open reads, and a missing file is
+// ErrNotExist at the latest on the first read.
+func testOpenSized(t *testing.T, st storage.Storage, _ Options) {
+	ctx := context.Background()
+	body := []byte("PAR1 some bytes PAR1")
+	create(t, st, "p/f.parquet", body)
+	f, err := storage.OpenSized(ctx, st, "p/f.parquet", int64(len(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4)
+	if _, err := f.ReadAt(buf, int64(len(body)-4)); err != nil || string(buf) != "PAR1" || f.Size() != int64(len(body)) {
+		t.Fatalf("ReadAt: %q, %v, size %d", buf, err, f.Size())
+	}
+	g, err := storage.OpenSized(ctx, st, "p/missing.parquet", 10)
+	if err == nil {
+		_, err = g.ReadAt(buf, 0)
+		g.Close()
+	}
+	if !errors.Is(err, storage.ErrNotExist) || !strings.Contains(err.Error(), "missing.parquet") {
+		t.Fatalf("missing file: want ErrNotExist naming it, got %v", err)
 	}
 }
 
@@ -356,7 +389,7 @@ func testLarge(t *testing.T, st storage.Storage, o Options) {
 	}
 }
 
-func testList(t *testing.T, st storage.Storage, _ Options) {
+func testList(t *testing.T, st storage.Storage, o Options) {
 	ctx := context.Background()
 	for _, p := range []string{"t/.hoodie/1.commit", "t/.hoodie/2.commit", "t/.hoodie/archived/x", "t/a", "t/a.parquet",
 		"t/p=1/f1", "t/p=1/sub/f2", "t/p=10/f", "t/p+2/f", "t/ü é/f"} {
@@ -394,7 +427,7 @@ func testList(t *testing.T, st storage.Storage, _ Options) {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			for i := g; i < 1100; i += 8 {
+			for i := g; i < o.ListEntries; i += 8 {
 				if err := write(ctx, st, fmt.Sprintf("many/f%04d", i), nil); err != nil {
 					t.Error(err)
 					return
@@ -404,7 +437,8 @@ func testList(t *testing.T, st storage.Storage, _ Options) {
 	}
 	wg.Wait()
 	list, err = st.List(ctx, "many")
-	if err != nil || len(list) != 1100 || list[0].Name != "f0000" || list[1099].Name != "f1099" {
+	last := fmt.Sprintf("f%04d", o.ListEntries-1)
+	if err != nil || len(list) != o.ListEntries || list[0].Name != "f0000" || list[len(list)-1].Name != last {
 		t.Fatalf("List(many): %d entries, %v", len(list), err)
 	}
 }
@@ -509,7 +543,7 @@ func testDeleteTree(t *testing.T, st storage.Storage, _ Options) {
 	}
 }
 
-func testPut(t *testing.T, st storage.Storage, _ Options) {
+func testPut(t *testing.T, st storage.Storage, o Options) {
 	ctx := context.Background()
 	if err := st.Put(ctx, ".hoodie/.heartbeat/001", []byte("one")); err != nil {
 		t.Fatal(err)
@@ -522,6 +556,16 @@ func testPut(t *testing.T, st storage.Storage, _ Options) {
 	}
 	if list, err := st.List(ctx, ".hoodie/.heartbeat"); err != nil || names(list) != "001" {
 		t.Fatalf("put left %q, %v", names(list), err)
+	}
+	// A file larger than an object store's part replaces one as a whole too.
+	big := bytes.Repeat([]byte("0123456789abcdef"), o.LargeSize/16)
+	for _, body := range [][]byte{big, big[:len(big)/2+3]} {
+		if err := st.Put(ctx, "p/big.parquet", body); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustRead(t, st, "p/big.parquet"); !bytes.Equal(got, body) {
+			t.Fatalf("large put: read %d bytes, want %d", len(got), len(body))
+		}
 	}
 }
 
