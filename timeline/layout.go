@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/avroschema"
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -39,6 +41,14 @@ type Layout interface {
 	// ArchiveFolderKey is the table property naming the archive folder that ArchiveDir
 	// takes: hoodie.archivelog.folder (layout 1) or hoodie.timeline.history.path (2).
 	ArchiveFolderKey() string
+	// EncodeCommitMetadata encodes commit, deltacommit and replacecommit metadata, inflight
+	// profiles included: Jackson JSON on layout 1 (Hudi 0.14), an Avro container on layout
+	// 2 (Hudi 1.x).
+	EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error)
+	// RequestedReplaceSchema is the writer schema of replacecommit.requested files (and
+	// clustering plans): Hudi 0.14's HoodieRequestedReplaceMetadata on layout 1, Hudi
+	// 1.x's on layout 2 (with missingSchedulePartitions).
+	RequestedReplaceSchema() avroschema.Record
 	// Writes reports whether hudi-go performs op on tables of this layout.
 	Writes(op Operation) bool
 	// String names the layout in messages ("timeline layout 1").
@@ -111,6 +121,14 @@ func (layoutV1) ArchiveDir(archiveFolder, _ string) string {
 	return storage.Join(MetaDir, archiveFolder)
 }
 
+func (layoutV1) EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error) {
+	return commitmeta.EncodeJSON(m)
+}
+
+func (layoutV1) RequestedReplaceSchema() avroschema.Record {
+	return avroschema.RequestedReplaceMetadata
+}
+
 func (layoutV1) ArchiveFolderKey() string { return "hoodie.archivelog.folder" }
 
 func (layoutV1) loadArchived(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {
@@ -118,6 +136,16 @@ func (layoutV1) loadArchived(ctx context.Context, st storage.Storage, dir string
 }
 
 type layoutV2 struct{}
+
+func (layoutV2) EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error) {
+	return commitmeta.EncodeAvro(m)
+}
+
+// RequestedReplaceSchema: the schema Spark embeds in the v9 fixtures' replacecommit and
+// clustering plans (format/commitmeta testdata v9_cow_*_requested*.avro).
+func (layoutV2) RequestedReplaceSchema() avroschema.Record {
+	return avroschema.ArchivedRequestedReplaceMetadata
+}
 
 func (layoutV2) ArchiveFolderKey() string { return "hoodie.timeline.history.path" }
 
@@ -145,8 +173,9 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 	return storage.Join(l.Dir(timelinePath), historyFolder)
 }
 
-// Writes: hudi-go does not write layout-2 tables yet.
-func (layoutV2) Writes(Operation) bool { return false }
+// Writes: hudi-go writes copy-on-write tables of layout 2; the other operations are
+// refused until they follow Hudi 1.x.
+func (layoutV2) Writes(op Operation) bool { return op == OpWriteCOW }
 
 // UnsupportedError is the error for an operation a table's layout does not support.
 func UnsupportedError(table string, v spec.TableVersion, l Layout, op Operation, unsupported error) error {
