@@ -128,6 +128,13 @@ func TestWritesOnSparkTables(t *testing.T) {
 		{"cow/v9_txns_simple_meta", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
 		{"cow/v9_txns_complex_meta", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
 		{"cow/v9_txns_simple_overwrite", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		// Merge-on-read on versions 8 and 9: logs named by their deltacommit, compaction.
+		{"mor-avro/v9_txns_simple_nometa", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		{"mor-avro/v9_txns_nonpart_nometa", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		{"mor-avro/v9_txns_complex_nometa", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		{"mor-avro/v9_txns_complex_meta", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		{"mor-avro/v9_txns_nonpart_meta", "txn_id", "txn_ts", "merchant_name", false, "txn-new-424242"},
+		{"trips-mor-avro/v8_trips_8i3u1d", "uuid", "ts", "rider", false, "uuid-new-424242"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			ctx := context.Background()
@@ -180,6 +187,14 @@ func TestWritesOnSparkTables(t *testing.T) {
 			}
 			tb, _ = hudi.Open(ctx, dir)
 			sameRows(t, "after upsert", readRows(t, tb, tc.key), model)
+			if tb.Meta().Type == "MERGE_ON_READ" && tb.Meta().Version >= 8 {
+				// Compaction merges the logs just written (named by their deltacommit).
+				if _, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true}); err != nil {
+					t.Fatal(err)
+				}
+				tb, _ = hudi.Open(ctx, dir)
+				sameRows(t, "after compaction", readRows(t, tb, tc.key), model)
+			}
 
 			// 2. delete the new row and one old one.
 			del := []row{n, some}

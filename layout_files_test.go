@@ -3,6 +3,7 @@ package hudi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -62,6 +63,12 @@ func shape(t *testing.T, path string) (schema string, fields []string) {
 			for k, c := range x {
 				walk(p+"/"+k, c)
 			}
+		case []any:
+			if len(x) == 0 {
+				seen[p+"=empty"] = true
+			} else {
+				walk(p+"[]", x[0])
+			}
 		case nil:
 			seen[p+"=null"] = true
 		default:
@@ -75,17 +82,22 @@ func shape(t *testing.T, path string) (schema string, fields []string) {
 			for _, stats := range v.(map[string]any) {
 				for _, st := range stats.([]any) {
 					m := st.(map[string]any)
-					kind := "update"
-					if m["prevCommit"] == "null" {
+					kind := "merge" // a base file rewritten
+					switch {
+					case m["logVersion"] != nil:
+						kind = "log"
+					case m["prevCommit"] == "null":
 						kind = "insert"
 					}
 					walk("stat("+kind+")", m)
 				}
 			}
 		case "extraMetadata":
-			for ek := range v.(map[string]any) {
-				seen["extraMetadata/"+ek] = true
-			}
+			// The writer schema only: Spark SQL adds keys of its own
+			// (_hoodie.spark.sql.writes.prepped).
+			m, _ := v.(map[string]any)
+			_, has := m["schema"]
+			seen[fmt.Sprintf("extraMetadata/schema=%v", has)] = true
 		default:
 			walk(k, v)
 		}
@@ -105,13 +117,18 @@ func shape(t *testing.T, path string) (schema string, fields []string) {
 func TestLayoutTwoInstantFilesMatchSpark(t *testing.T) {
 	compared := map[string]bool{}
 	defer func() {
-		if !compared["insert,update"] && !compared["update"] {
-			t.Error("no Spark commit with an update stat was compared")
+		for _, k := range []string{"merge", "log"} {
+			if !compared[k] {
+				t.Errorf("no Spark commit with a %s stat was compared", k)
+			}
 		}
 	}()
-	for _, tc := range []struct{ id, key, mutate, sparkUpsert string }{
-		{"cow/v8_simplekeygen_nonhivestyle", "id", "name", "20250713011316909"},
-		{"cow/v9_txns_simple_nometa", "txn_id", "merchant_name", ""},
+	for _, tc := range []struct{ id, key, mutate, sparkUpsert, sparkCompaction string }{
+		{"cow/v8_simplekeygen_nonhivestyle", "id", "name", "20250713011316909", ""},
+		{"cow/v9_txns_simple_nometa", "txn_id", "merchant_name", "", ""},
+		// Merge-on-read: the deltacommit of an update (log files named by the deltacommit)
+		// and the compaction's plan and commit, against Spark's.
+		{"trips-mor-avro/v8_trips_8i3u1d", "uuid", "rider", "20251220210123755", "20251220210129235"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			ctx := context.Background()
@@ -157,13 +174,14 @@ func TestLayoutTwoInstantFilesMatchSpark(t *testing.T) {
 			if b, _ := os.ReadFile(ours["requested"]); len(b) != 0 {
 				t.Errorf("requested file has %d bytes; Spark's is empty", len(b))
 			}
-			done := filepath.Base(ours["completed"])
-			if want := res.Instant + "_"; !strings.HasPrefix(done, want) || !strings.HasSuffix(done, ".commit") || len(done) != len("20250713011316909_20250713011317225.commit") {
-				t.Errorf("completed file %s: want %s<completion>.commit", done, want)
+			done, action := filepath.Base(ours["completed"]), filepath.Ext(sparkFiles["completed"])
+			if want := res.Instant + "_"; !strings.HasPrefix(done, want) || filepath.Ext(done) != action || len(done) != len("20250713011316909_20250713011317225")+len(action) {
+				t.Errorf("completed file %s: want %s<completion>%s", done, want, action)
 			}
-			for _, kind := range []string{"inflight", "completed"} {
-				gs, gf := shape(t, ours[kind])
-				ws, wf := shape(t, sparkFiles[kind])
+			compare := func(kind, ours, spark string) {
+				t.Helper()
+				gs, gf := shape(t, ours)
+				ws, wf := shape(t, spark)
 				if gs != ws {
 					t.Errorf("%s: writer schema differs from Spark's", kind)
 				}
@@ -172,10 +190,28 @@ func TestLayoutTwoInstantFilesMatchSpark(t *testing.T) {
 				if strings.Join(g, "\n") != strings.Join(w, "\n") {
 					t.Errorf("%s: fields differ from Spark's\n got:\n%s\nwant:\n%s", kind, strings.Join(g, "\n"), strings.Join(w, "\n"))
 				}
-				if kind == "completed" {
-					compared[kindsOf(g)] = true
+				if strings.Contains(kind, "commit") || kind == "completed" {
+					for _, k := range strings.Split(kindsOf(g), ",") {
+						compared[k] = true
+					}
 				}
 			}
+			for _, kind := range []string{"inflight", "completed"} {
+				compare(kind, ours[kind], sparkFiles[kind])
+			}
+			if tc.sparkCompaction == "" {
+				return
+			}
+			cres, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			oc, sc := instantFilesV2(t, dir, cres.Instant), instantFilesV2(t, dir, tc.sparkCompaction)
+			if !strings.HasSuffix(oc["requested"], ".compaction.requested") || !strings.HasSuffix(oc["completed"], ".commit") {
+				t.Fatalf("compaction files %v", oc)
+			}
+			compare("compaction plan", oc["requested"], sc["requested"])
+			compare("compaction commit", oc["completed"], sc["completed"])
 		})
 	}
 }

@@ -1,18 +1,26 @@
 package hudi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/testutil"
+	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/write"
 )
 
 // Until hudi-go writes timeline layout 2 (table versions 8 and 9) for an operation (it
-// writes copy-on-write tables; TestWritesOnSparkTables), the
+// writes copy-on-write and merge-on-read tables and compacts them; TestWritesOnSparkTables), the
 // operation is refused on Spark's v8/v9 tables by the table's one layout check
 // (table.CheckLayoutWrites), with an error naming the layout, before anything changes:
 // not even the metadata table is dropped.
@@ -23,15 +31,6 @@ func TestLayoutTwoRefusesWhatItDoesNotWrite(t *testing.T) {
 		fixture string
 		run     func(ctx context.Context, tb *hudi.Table, instant string) error
 	}{
-		{"write mor", "mor-avro/v9_txns_simple_nometa", func(ctx context.Context, tb *hudi.Table, _ string) error {
-			_, err := tb.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
-				Settings: map[string]string{"hoodie.datasource.write.partitions.to.delete": "*"}})
-			return err
-		}},
-		{"compact", "mor-avro/v9_txns_simple_nometa", func(ctx context.Context, tb *hudi.Table, _ string) error {
-			_, err := tb.Compact(ctx, hudi.CompactOptions{})
-			return err
-		}},
 		{"cluster", "cow/v8_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
 			_, err := tb.Cluster(ctx, hudi.ClusterOptions{})
 			return err
@@ -134,4 +133,150 @@ func TestWriteTableVersionSetting(t *testing.T) {
 			t.Errorf("write with %s=%s on a version 9 table: %v", k, v, err)
 		}
 	}
+}
+
+// A deltacommit that died on a version 9 table is rolled back by the next write as Hudi
+// 1.x does: its log files, named by its instant, are deleted (listed in the rollback plan's
+// filesToBeDeleted), and no rollback command block is written
+// (MarkerBasedRollbackStrategy.getRollbackRequestForAppend). Version 6 appends a command block.
+func TestLayoutTwoRollbackDeletesFailedLogs(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{TableVersion: 9, Type: "mor", Name: "t", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", PartitionFields: []string{"p"}, Schema: "id STRING, ts BIGINT, p STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []row{{"id": "a", "ts": json.Number("1"), "p": "x"}, {"id": "b", "ts": json.Number("1"), "p": "x"}}
+	if _, err := tb.Write(ctx, batchesOf(t, tb, rows), hudi.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rows[0]["ts"] = json.Number("2")
+	res, err := tb.Write(ctx, batchesOf(t, tb, rows[:1]), hudi.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A later deltacommit that died after writing its log file: requested, inflight, marker.
+	logs, _ := filepath.Glob(filepath.Join(dir, "x", "*_"+res.Instant+".log.*"))
+	if len(logs) != 1 {
+		t.Fatalf("log files of %s: %v", res.Instant, logs)
+	}
+	lt, err := spec.InstantTime(res.Instant).Time(time.Local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := string(spec.InstantTimeOf(lt.Add(time.Millisecond), time.Local))
+	dead := strings.Replace(filepath.Base(logs[0]), res.Instant, failed, 1)
+	body, _ := os.ReadFile(logs[0])
+	os.WriteFile(filepath.Join(dir, "x", dead), body, 0o644)
+	os.MkdirAll(filepath.Join(dir, ".hoodie", ".temp", failed, "x"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".hoodie", ".temp", failed, "x", dead+".marker.APPEND"), nil, 0o644)
+	for _, f := range []string{failed + ".deltacommit.requested", failed + ".deltacommit.inflight"} {
+		os.WriteFile(filepath.Join(dir, ".hoodie", "timeline", f), nil, 0o644)
+	}
+
+	tb, _ = hudi.Open(ctx, dir)
+	rows[1]["ts"] = json.Number("3")
+	if _, err := tb.Write(ctx, batchesOf(t, tb, rows[1:]), hudi.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x", dead)); !os.IsNotExist(err) {
+		t.Errorf("the failed deltacommit's log file %s survived the rollback (%v)", dead, err)
+	}
+	all, _ := filepath.Glob(filepath.Join(dir, "x", ".*.log.*"))
+	for _, l := range all {
+		b, _ := os.ReadFile(l)
+		if bytes.Contains(b, []byte(failed)) {
+			t.Errorf("%s mentions the rolled-back instant (a command block?)", filepath.Base(l))
+		}
+	}
+	var plan, done string
+	entries, _ := os.ReadDir(filepath.Join(dir, ".hoodie", "timeline"))
+	for _, e := range entries {
+		switch n := e.Name(); {
+		case strings.HasSuffix(n, ".rollback.requested"):
+			plan = n
+		case strings.HasSuffix(n, ".rollback") && strings.Contains(n, "_"):
+			done = n
+		case strings.HasPrefix(n, failed):
+			t.Errorf("timeline file %s of the failed instant survived", n)
+		}
+	}
+	if plan == "" || done == "" {
+		t.Fatalf("rollback files: plan %q, completed %q", plan, done)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "timeline", plan))
+	p, err := commitmeta.DecodeRollbackPlan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted []string
+	for _, r := range p.RollbackRequests {
+		deleted = append(deleted, r.FilesToBeDeleted...)
+		if len(r.LogBlocksToBeDeleted) > 0 {
+			t.Errorf("rollback plan appends command blocks: %v", r.LogBlocksToBeDeleted)
+		}
+	}
+	if len(deleted) != 1 || !strings.HasSuffix(deleted[0], "/x/"+dead) {
+		t.Errorf("rollback plan deletes %v, want x/%s", deleted, dead)
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	sameRows(t, "after rollback", readRows(t, tb, "id"), map[string]row{`"a"`: rows[0], `"b"`: rows[1]})
+}
+
+// Writes go on while a compaction is pending on a version 9 table: the new logs are named
+// by their deltacommit (not after the compaction, as on version 6), the reader places them
+// by completion time, the compaction merges only the logs it planned, and every read
+// equals the model. Small-file inserts never rewrite a file group under compaction.
+func TestLayoutTwoWritesDuringPendingCompaction(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{TableVersion: 9, Type: "mor", Name: "t", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", PartitionFields: []string{"p"}, Schema: "id STRING, ts BIGINT, v STRING, p STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := map[string]row{}
+	write := func(rs ...row) {
+		t.Helper()
+		tb, _ = hudi.Open(ctx, dir)
+		if _, err := tb.Write(ctx, batchesOf(t, tb, rs), hudi.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			model[string(mustJSON(r["id"]))] = r
+		}
+		tb, _ = hudi.Open(ctx, dir)
+		sameRows(t, "after write", readRows(t, tb, "id"), model)
+	}
+	r := func(id string, ts int, v string) row {
+		return row{"id": id, "ts": json.Number(fmt.Sprint(ts)), "v": v, "p": "x"}
+	}
+	write(r("a", 1, "a1"), r("b", 1, "b1"))
+	write(r("a", 2, "a2"))
+	res, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true})
+	if err != nil || res.Scheduled == "" {
+		t.Fatalf("schedule: %+v, %v", res, err)
+	}
+	write(r("b", 2, "b2"), r("c", 1, "c1"))
+	write(r("a", 3, "a3"))
+	logs, _ := filepath.Glob(filepath.Join(dir, "x", ".*.log.*"))
+	for _, l := range logs {
+		if strings.Contains(filepath.Base(l), "_"+res.Scheduled+".log") {
+			t.Errorf("log %s is named after the pending compaction", filepath.Base(l))
+		}
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{Run: true}); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	sameRows(t, "after compaction", readRows(t, tb, "id"), model)
+	write(r("b", 3, "b3"))
+	tb, _ = hudi.Open(ctx, dir)
+	if _, err := tb.Compact(ctx, hudi.CompactOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ = hudi.Open(ctx, dir)
+	sameRows(t, "after second compaction", readRows(t, tb, "id"), model)
 }

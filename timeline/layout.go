@@ -49,6 +49,11 @@ type Layout interface {
 	// clustering plans): Hudi 0.14's HoodieRequestedReplaceMetadata on layout 1, Hudi
 	// 1.x's on layout 2 (with missingSchedulePartitions).
 	RequestedReplaceSchema() avroschema.Record
+	// LogFilesPerWrite reports whether every deltacommit writes its own log files, named by
+	// its instant (layout 2, Hudi 1.x), rather than log files named by the base instant of
+	// the file slice they extend (layout 1). A rollback of a deltacommit then deletes its
+	// log files instead of appending command blocks.
+	LogFilesPerWrite() bool
 	// Writes reports whether hudi-go performs op on tables of this layout.
 	Writes(op Operation) bool
 	// String names the layout in messages ("timeline layout 1").
@@ -110,6 +115,7 @@ type layoutV1 struct{}
 func (layoutV1) Version() int                           { return 1 }
 func (layoutV1) Dir(string) string                      { return MetaDir }
 func (layoutV1) CompletionTimes() bool                  { return false }
+func (layoutV1) LogFilesPerWrite() bool                 { return false }
 func (layoutV1) Writes(Operation) bool                  { return true }
 func (layoutV1) String() string                         { return "timeline layout 1" }
 func (layoutV1) FileName(f spec.InstantFileName) string { return f.FileName(1) }
@@ -153,9 +159,10 @@ func (layoutV2) loadArchived(ctx context.Context, st storage.Storage, dir string
 	return loadLSMTimeline(ctx, st, dir)
 }
 
-func (layoutV2) Version() int          { return 2 }
-func (layoutV2) CompletionTimes() bool { return true }
-func (layoutV2) String() string        { return "timeline layout 2" }
+func (layoutV2) Version() int           { return 2 }
+func (layoutV2) CompletionTimes() bool  { return true }
+func (layoutV2) LogFilesPerWrite() bool { return true }
+func (layoutV2) String() string         { return "timeline layout 2" }
 
 func (layoutV2) Dir(timelinePath string) string {
 	if timelinePath == "" {
@@ -173,9 +180,11 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 	return storage.Join(l.Dir(timelinePath), historyFolder)
 }
 
-// Writes: hudi-go writes copy-on-write tables of layout 2; the other operations are
-// refused until they follow Hudi 1.x.
-func (layoutV2) Writes(op Operation) bool { return op == OpWriteCOW }
+// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2 and compacts
+// them; the other operations are refused until they follow Hudi 1.x.
+func (layoutV2) Writes(op Operation) bool {
+	return op == OpWriteCOW || op == OpWriteMOR || op == OpCompaction
+}
 
 // UnsupportedError is the error for an operation a table's layout does not support.
 func UnsupportedError(table string, v spec.TableVersion, l Layout, op Operation, unsupported error) error {

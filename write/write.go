@@ -127,7 +127,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	if w.mor {
 		// Java's writer sees a group planned by a pending compaction as the new, still
-		// empty slice the compaction will produce: its logs are named after that instant.
+		// empty slice the compaction will produce: its logs are named after that instant
+		// on layout 1 (layout 2 names them by their deltacommit), and small-file inserts
+		// never go to it.
 		if w.pendingCompaction, err = commit.PendingCompactionGroups(ctx, t.Storage, t.Timeline, true); err != nil {
 			return nil, err
 		}
