@@ -14,6 +14,7 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/write"
@@ -93,6 +94,7 @@ func TestWriteTableVersionSetting(t *testing.T) {
 		{9, map[string]string{"hoodie.write.table.version": "9"}, 9, ""},
 		{9, map[string]string{"hoodie.write.table.version": "8"}, 0, "hoodie.write.table.version=8 contradicts the table version asked for, 9"},
 		{0, map[string]string{"hoodie.write.table.version": "7"}, 0, "hoodie.write.table.version"},
+		{9, map[string]string{"hoodie.table.cdc.enabled": "true"}, 0, "change-data capture on table version 9"},
 		{5, nil, 0, "table version 5"},
 	} {
 		tb, err := create(tc.version, tc.settings)
@@ -132,6 +134,16 @@ func TestWriteTableVersionSetting(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("write with %s=%s on a version 9 table: %v", k, v, err)
 		}
+	}
+	// A version 9 table with change-data capture on (made by another writer) is refused.
+	if err := v9.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.cdc.enabled", "true") }, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	v9, _ = hudi.Open(ctx, v9.Meta().Storage.Root())
+	_, err = v9.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
+		Settings: map[string]string{"hoodie.datasource.write.partitions.to.delete": "*"}})
+	if !errors.Is(err, write.ErrUnsupported) || !strings.Contains(err.Error(), "change-data capture on timeline layout 2") {
+		t.Errorf("write on a version 9 CDC table: %v", err)
 	}
 }
 

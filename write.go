@@ -82,6 +82,10 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if version != spec.TableVersion6 && cfg.Bool(config.CDCEnabled) {
+		return nil, fmt.Errorf("%s=true: change-data capture on table version %d is %w (version 6 only)",
+			config.CDCEnabled.Name, version, write.ErrUnsupported)
+	}
 	co := table.CreateOptions{Version: version, KeyGeneratorType: gen.Kind(), Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
 		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),
 		HiveStyle: o.HiveStyle, CreateSchema: createSchema, Extra: extra,
