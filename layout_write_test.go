@@ -292,3 +292,39 @@ func TestLayoutTwoWritesDuringPendingCompaction(t *testing.T) {
 	tb, _ = hudi.Open(ctx, dir)
 	sameRows(t, "after second compaction", readRows(t, tb, "id"), model)
 }
+
+// The merge mode of a version 8/9 table decides upserts on copy-on-write and merge-on-read
+// alike: EVENT_TIME_ORDERING keeps the stored record when its ordering value is greater,
+// COMMIT_TIME_ORDERING always takes the later write (Hudi 1.x's merge modes).
+func TestLayoutTwoMergeModes(t *testing.T) {
+	ctx := context.Background()
+	for _, typ := range []string{"cow", "mor"} {
+		for _, tc := range []struct {
+			mode string
+			want string // v of key a after writing ts=2 then ts=1
+		}{{"EVENT_TIME_ORDERING", "newer"}, {"COMMIT_TIME_ORDERING", "later"}} {
+			t.Run(typ+"/"+tc.mode, func(t *testing.T) {
+				dir := t.TempDir()
+				tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{TableVersion: 9, Type: typ, Name: "t", RecordKeyFields: []string{"id"},
+					PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING",
+					Settings: map[string]string{"hoodie.record.merge.mode": tc.mode}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := tb.Meta().Config.Props.Get("hoodie.record.merge.mode"); got != tc.mode {
+					t.Fatalf("hoodie.record.merge.mode = %q", got)
+				}
+				for _, r := range []row{{"id": "a", "ts": json.Number("2"), "v": "newer"}, {"id": "a", "ts": json.Number("1"), "v": "later"}} {
+					tb, _ = hudi.Open(ctx, dir)
+					if _, err := tb.Write(ctx, batchesOf(t, tb, []row{r}), hudi.WriteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tb, _ = hudi.Open(ctx, dir)
+				if got := readRows(t, tb, "id")[`"a"`]["v"]; got != tc.want {
+					t.Errorf("v = %v, want %s", got, tc.want)
+				}
+			})
+		}
+	}
+}
