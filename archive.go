@@ -9,6 +9,7 @@ import (
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/archive"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 // ArchiveOptions select what Archive does.
@@ -75,8 +76,8 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 // It reports no change to the caller: archive re-reads the handle itself when it
 // changed the timeline.
 func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if !cfg.Bool(config.AutoArchive) {
-		return false, nil
+	if !cfg.Bool(config.AutoArchive) || !t.meta.Timeline.Layout.Writes(timeline.OpArchive) {
+		return false, nil // a layout not archived yet: an explicit setting was refused before the write
 	}
 	_, err := t.archive(ctx, cfg, false, o.Logger)
 	if err != nil && !cfg.Bool(config.FailOnTimelineArchiving) {

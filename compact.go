@@ -28,7 +28,7 @@ type CompactOptions struct {
 // CompactResult summarizes a compaction.
 type CompactResult = compaction.Result
 
-// Compact schedules and/or runs compaction of a merge-on-read table (table version 6).
+// Compact schedules and/or runs compaction of a merge-on-read table (table version 6, 8 or 9).
 func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, error) {
 	if !o.Schedule && !o.Run {
 		o.Schedule, o.Run = true, true

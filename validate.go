@@ -13,6 +13,7 @@ import (
 	"github.com/hudi-go/hudi/services/compaction"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -35,6 +36,18 @@ func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]
 		}
 	}
 	add("archival", config.ValidateArchival(cfg))
+	// Inline services the table's timeline layout does not support yet: refused when
+	// asked for explicitly; the defaults (automatic clean and archival) are skipped.
+	for _, svc := range []struct {
+		key config.Key
+		op  timeline.Operation
+	}{{config.InlineCompact, timeline.OpCompaction}, {config.ScheduleInlineCompact, timeline.OpCompaction},
+		{config.InlineClustering, timeline.OpClustering}, {config.ScheduleInlineClustering, timeline.OpClustering},
+		{config.AutoClean, timeline.OpClean}, {config.AutoArchive, timeline.OpArchive}} {
+		if cfg.IsSet(svc.key) && cfg.Bool(svc.key) {
+			add(svc.key.Name+"=true", t.meta.CheckLayoutWrites(svc.op))
+		}
+	}
 	if cfg.Bool(config.InlineCompact) && cfg.Bool(config.ScheduleInlineCompact) {
 		errs = append(errs, fmt.Errorf("config: either %s or %s can be true, not both (as HoodieWriteConfig validates)",
 			config.InlineCompact.Name, config.ScheduleInlineCompact.Name))
@@ -173,6 +186,19 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 		if stripped(strings.Split(given, ",")) != stripped(tc.PartitionFieldsRaw()) && !(given == "" && len(tc.PartitionFieldsRaw()) == 0) {
 			conflict(config.PartitionPathField.Name, given, strings.Join(tc.PartitionFieldsRaw(), ","), "the table's "+table.KeyPartitionFields+"=")
 		}
+	}
+	if given, ok := explicit[config.WriteTableVersion.Name]; ok {
+		// Java's auto-upgrade (hoodie.write.auto.upgrade) is not done yet: a write names the
+		// table's own version or none.
+		if v, _ := tc.Version(); given != fmt.Sprint(int(v)) {
+			errs = append(errs, fmt.Errorf("%s=%s: the table is version %d, and upgrading or downgrading a table is %w",
+				config.WriteTableVersion.Name, given, v, write.ErrUnsupported))
+		}
+	}
+	if given, ok := explicit[config.RecordMergeMode.Name]; ok && tc.MergeMode() == "" {
+		v, _ := tc.Version()
+		errs = append(errs, fmt.Errorf("%s=%s: the table is version %d, which has no merge mode (its payload class decides how records merge)",
+			config.RecordMergeMode.Name, given, v))
 	}
 	if given, ok := explicit[config.Operation.Name]; ok && !strings.EqualFold(given, string(op)) {
 		errs = append(errs, fmt.Errorf("%s=%s contradicts the operation asked for, %s", config.Operation.Name, given, op))

@@ -22,6 +22,9 @@ import (
 // CreateOptions describe a new table. Settings take any hoodie.* key; table-level ones
 // (key generator class, timestamp key generator settings, …) are persisted.
 type CreateOptions struct {
+	// TableVersion is the table version to create: 6 (Hudi 0.14), 8 (Hudi 1.0) or 9 (Hudi
+	// 1.1); 0 takes hoodie.write.table.version from Settings, else 6.
+	TableVersion    int
 	Name            string
 	Database        string
 	Type            string // cow (default) or mor
@@ -35,7 +38,7 @@ type CreateOptions struct {
 	Logger   *slog.Logger
 }
 
-// Create creates a table (table version 6) at path.
+// Create creates a table at path, of table version o.TableVersion.
 func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	st, err := storageFor(ctx, path, o.Settings)
 	if err != nil {
@@ -75,19 +78,55 @@ func Create(ctx context.Context, path string, o CreateOptions) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	co := table.CreateOptions{Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
+	version, err := createVersion(o.TableVersion, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if version != spec.TableVersion6 && cfg.Bool(config.CDCEnabled) {
+		return nil, fmt.Errorf("%s=true: change-data capture on table version %d is %w (version 6 only)",
+			config.CDCEnabled.Name, version, write.ErrUnsupported)
+	}
+	co := table.CreateOptions{Version: version, KeyGeneratorType: gen.Kind(), Name: o.Name, Database: o.Database, Type: typ, RecordKeyFields: o.RecordKeyFields,
 		PartitionFields: o.PartitionFields, PrecombineField: o.PrecombineField, KeyGeneratorClass: gen.ClassName(),
 		HiveStyle: o.HiveStyle, CreateSchema: createSchema, Extra: extra,
 		URLEncodePartitions: cfg.Bool(config.URLEncodePartitioning), DropPartitionColumns: cfg.Bool(config.DropPartitionColumns),
 		DisableMetaFields: cfg.IsSet(config.PopulateMetaFields) && !cfg.Bool(config.PopulateMetaFields)}
-	if typ == spec.MergeOnRead && cfg.IsSet(config.PayloadClass) {
+	if (typ == spec.MergeOnRead || version != spec.TableVersion6) && cfg.IsSet(config.PayloadClass) {
 		co.PayloadClass = cfg.String(config.PayloadClass)
+	}
+	if cfg.IsSet(config.RecordMergeMode) {
+		co.MergeMode = cfg.String(config.RecordMergeMode)
 	}
 	t, err := table.Create(ctx, st, co)
 	if err != nil {
 		return nil, err
 	}
 	return &Table{meta: t}, nil
+}
+
+// createVersion is the table version a create writes: o.TableVersion, else
+// hoodie.write.table.version (or hoodie.table.version) from the settings, else 6; the
+// settings must agree with o.TableVersion and with each other.
+func createVersion(given int, cfg *config.Config) (spec.TableVersion, error) {
+	v := given
+	from := "the table version asked for"
+	for _, k := range []config.Key{config.WriteTableVersion, config.TableVersion} {
+		if !cfg.IsSet(k) {
+			continue
+		}
+		n := cfg.Int(k)
+		if v != 0 && n != v {
+			return 0, fmt.Errorf("%s=%d contradicts %s, %d", k.Name, n, from, v)
+		}
+		v, from = n, k.Name
+	}
+	if v == 0 {
+		v = int(spec.TableVersion6)
+	}
+	if tv := spec.TableVersion(v); !tv.Supported() {
+		return 0, fmt.Errorf("table version %d: hudi-go creates versions 6, 8 and 9", v)
+	}
+	return spec.TableVersion(v), nil
 }
 
 func logWarnings(l *slog.Logger, warnings []string) {

@@ -68,7 +68,7 @@ func (ct *Timeline) Begin(ctx context.Context, tl *timeline.Timeline, action spe
 	var body []byte
 	if inflight != nil {
 		var err error
-		if body, err = commitmeta.EncodeJSON(inflight); err != nil {
+		if body, err = tl.Layout.EncodeCommitMetadata(inflight); err != nil {
 			txn.heartbeat.Stop()
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func (t *Txn) Marker(ctx context.Context, partition, fileName string, ioType IOT
 // and its commit. Markers and the heartbeat are removed afterwards; failing to remove
 // them leaves a committed table that the next writer tidies.
 func (t *Txn) Complete(ctx context.Context, meta *commitmeta.CommitMetadata) error {
-	body, err := commitmeta.EncodeJSON(meta)
+	body, err := t.tl.Layout.EncodeCommitMetadata(meta)
 	if err != nil {
 		return err
 	}

@@ -206,6 +206,28 @@ type written struct {
 	logs    map[string][]string // partition → log file names (APPEND markers)
 }
 
+// ownLogsDeleted is w with the log files named by target (their base instant) deleted
+// rather than rolled back with command blocks. On layout 2 every deltacommit writes its own
+// log files, named by its instant, and Hudi 1.x deletes them
+// (MarkerBasedRollbackStrategy.getRollbackRequestForAppend: a log file whose base commit time
+// is the instant rolled back is deleted; others get a rollback command block).
+func (w *written) ownLogsDeleted(target spec.InstantTime) *written {
+	out := &written{deletes: map[string][]string{}, logs: map[string][]string{}}
+	for p, names := range w.deletes {
+		out.deletes[p] = append(out.deletes[p], names...)
+	}
+	for p, names := range w.logs {
+		for _, n := range names {
+			if lf, ok := spec.ParseLogFileName(n); ok && lf.Instant == target {
+				out.deletes[p] = append(out.deletes[p], n)
+			} else {
+				out.logs[p] = append(out.logs[p], n)
+			}
+		}
+	}
+	return out
+}
+
 // filesWrittenBy finds the data files of instant: those named in its markers, and (for
 // writes that died before or without markers) every base file whose name carries it.
 // Log files come from APPEND markers; they are never deleted (§6.8 of the format doc:
@@ -442,6 +464,9 @@ func (ct *Timeline) runRollback(ctx context.Context, tl *timeline.Timeline, rb, 
 	action spec.Action, w *written, writePlan, publish bool) (*commitmeta.RollbackMetadata, error) {
 	st := ct.st
 	start := ct.now()
+	if tl.Layout.LogFilesPerWrite() {
+		w = w.ownLogsDeleted(target)
+	}
 	files := w.deletes
 	abs := func(partition, name string) string { return absPath(st, partition, name) }
 	uri := func(partition, name string) string { return logURI(st, partition, name) }

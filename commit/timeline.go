@@ -122,12 +122,29 @@ func newInstantTime(tl *timeline.Timeline, now time.Time, loc *time.Location) sp
 }
 
 // put creates the timeline file of instant inst in state s of action with body. It is the
-// only write of a timeline file. Every one is created only if absent (storage.ErrExist
+// only write of a timeline file. A completed file is stamped with the completion time
+// (completionTime), which layout 2 puts in its name. Every one is created only if absent (storage.ErrExist
 // otherwise), so two processes never both publish the same instant file; a step that
 // resumes an interrupted run and finds its file there uses putOnce.
 func (ct *Timeline) put(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action, s spec.State, body []byte) error {
-	name := tl.Layout.FileName(spec.InstantFileName{Instant: inst, Action: action, State: s})
+	f := spec.InstantFileName{Instant: inst, Action: action, State: s}
+	if s == spec.StateCompleted {
+		f.Completion = ct.completionTime(inst)
+	}
+	name := tl.Layout.FileName(f)
 	return writeFile(ctx, ct.st, storage.Join(tl.Dir, name), body)
+}
+
+// completionTime is the completion time of an instant completing now: the clock in the
+// timeline zone, and never before the instant itself (a clock set back, or an instant
+// allocated past the clock), as Java's completion times come from the same time
+// generator as instant times (HoodieActiveTimeline.transitionStateToComplete).
+func (ct *Timeline) completionTime(inst spec.InstantTime) spec.InstantTime {
+	c := spec.InstantTimeOf(ct.now(), ct.zone)
+	if c.Compare(inst) < 0 {
+		return inst
+	}
+	return c
 }
 
 // putOnce is put where a file already there (left by an earlier attempt of the same

@@ -553,6 +553,14 @@ var (
 		enum("COPY_ON_WRITE", "MERGE_ON_READ").alias("hoodie.table.storage.type")
 	TableVersion = key("hoodie.table.version", Int, Table, "6",
 		"Table format version; 6 for Hudi 0.14.x, which is what hudi-go writes.")
+	WriteTableVersion = key("hoodie.write.table.version", Enum, Write, "6",
+		"Table version a create writes (6, 8 or 9; Hudi 1.x's HoodieWriteConfig.WRITE_TABLE_VERSION, "+
+			"not in 0.14). On an existing table it must equal the table's version (upgrade and downgrade are not done yet).").
+		enum("6", "8", "9")
+	RecordMergeMode = noDefault("hoodie.record.merge.mode", Enum, Table,
+		"Merge mode of a table version 8/9 (Hudi 1.x, not in 0.14): EVENT_TIME_ORDERING when an ordering field is set, "+
+			"else COMMIT_TIME_ORDERING. CUSTOM (merger classes) is refused.").
+		enum("EVENT_TIME_ORDERING", "COMMIT_TIME_ORDERING", "CUSTOM")
 	TablePrecombineField = noDefault("hoodie.table.precombine.field", String, Table,
 		"Persisted ordering field (from hoodie.datasource.write.precombine.field).")
 	TableRecordKeyFields = noDefault("hoodie.table.recordkey.fields", List, Table,
@@ -705,7 +713,7 @@ func registered() []Key {
 		ZookeeperLockConnectionTimeoutMs, HiveMetastoreLockDatabase, HiveMetastoreLockTable,
 		// §12, §13
 		TimelineTimezone, TimelineLayoutVersion, TimelineHolesResolutionPolicy, TableName, DatabaseName, TableType,
-		TableVersion, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,
+		TableVersion, WriteTableVersion, RecordMergeMode, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,
 		PopulateMetaFields, ArchivelogFolder, TableChecksum, TableRecordMergerStrategy, TableCreateSchema,
 		TableMetadataPartitions, TableMetadataPartitionsInflight, CDCEnabled, CDCSupplementalLoggingMode,
 		BootstrapBasePath, BootstrapIndexClass, BootstrapIndexEnable, PartitionMetafileUseBaseFormat,

@@ -29,6 +29,12 @@ func (t *Table) CheckWritableFeatures() error {
 			t.Config.Name(), v, KeyBootstrapBasePath, ErrUnsupportedWrite)
 	}
 	if t.Config.CDCEnabled() {
+		if t.Timeline.Layout.LogFilesPerWrite() {
+			// Hudi 1.x's CDC log files are not compared with a Spark-written table yet (no
+			// fixture has them): refused rather than written in the 0.14 form unchecked.
+			return fmt.Errorf("table %s is version %d with %s=true: change-data capture on %s is %w",
+				t.Config.Name(), t.Version, KeyCDCEnabled, t.Timeline.Layout, ErrUnsupportedWrite)
+		}
 		if _, err := t.Config.CDCMode(); err != nil {
 			return fmt.Errorf("table %s: %w", t.Config.Name(), err)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/avroschema"
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 )
@@ -39,6 +41,19 @@ type Layout interface {
 	// ArchiveFolderKey is the table property naming the archive folder that ArchiveDir
 	// takes: hoodie.archivelog.folder (layout 1) or hoodie.timeline.history.path (2).
 	ArchiveFolderKey() string
+	// EncodeCommitMetadata encodes commit, deltacommit and replacecommit metadata, inflight
+	// profiles included: Jackson JSON on layout 1 (Hudi 0.14), an Avro container on layout
+	// 2 (Hudi 1.x).
+	EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error)
+	// RequestedReplaceSchema is the writer schema of replacecommit.requested files (and
+	// clustering plans): Hudi 0.14's HoodieRequestedReplaceMetadata on layout 1, Hudi
+	// 1.x's on layout 2 (with missingSchedulePartitions).
+	RequestedReplaceSchema() avroschema.Record
+	// LogFilesPerWrite reports whether every deltacommit writes its own log files, named by
+	// its instant (layout 2, Hudi 1.x), rather than log files named by the base instant of
+	// the file slice they extend (layout 1). A rollback of a deltacommit then deletes its
+	// log files instead of appending command blocks.
+	LogFilesPerWrite() bool
 	// Writes reports whether hudi-go performs op on tables of this layout.
 	Writes(op Operation) bool
 	// String names the layout in messages ("timeline layout 1").
@@ -100,6 +115,7 @@ type layoutV1 struct{}
 func (layoutV1) Version() int                           { return 1 }
 func (layoutV1) Dir(string) string                      { return MetaDir }
 func (layoutV1) CompletionTimes() bool                  { return false }
+func (layoutV1) LogFilesPerWrite() bool                 { return false }
 func (layoutV1) Writes(Operation) bool                  { return true }
 func (layoutV1) String() string                         { return "timeline layout 1" }
 func (layoutV1) FileName(f spec.InstantFileName) string { return f.FileName(1) }
@@ -111,6 +127,14 @@ func (layoutV1) ArchiveDir(archiveFolder, _ string) string {
 	return storage.Join(MetaDir, archiveFolder)
 }
 
+func (layoutV1) EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error) {
+	return commitmeta.EncodeJSON(m)
+}
+
+func (layoutV1) RequestedReplaceSchema() avroschema.Record {
+	return avroschema.RequestedReplaceMetadata
+}
+
 func (layoutV1) ArchiveFolderKey() string { return "hoodie.archivelog.folder" }
 
 func (layoutV1) loadArchived(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {
@@ -119,15 +143,26 @@ func (layoutV1) loadArchived(ctx context.Context, st storage.Storage, dir string
 
 type layoutV2 struct{}
 
+func (layoutV2) EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, error) {
+	return commitmeta.EncodeAvro(m)
+}
+
+// RequestedReplaceSchema: the schema Spark embeds in the v9 fixtures' replacecommit and
+// clustering plans (format/commitmeta testdata v9_cow_*_requested*.avro).
+func (layoutV2) RequestedReplaceSchema() avroschema.Record {
+	return avroschema.ArchivedRequestedReplaceMetadata
+}
+
 func (layoutV2) ArchiveFolderKey() string { return "hoodie.timeline.history.path" }
 
 func (layoutV2) loadArchived(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {
 	return loadLSMTimeline(ctx, st, dir)
 }
 
-func (layoutV2) Version() int          { return 2 }
-func (layoutV2) CompletionTimes() bool { return true }
-func (layoutV2) String() string        { return "timeline layout 2" }
+func (layoutV2) Version() int           { return 2 }
+func (layoutV2) CompletionTimes() bool  { return true }
+func (layoutV2) LogFilesPerWrite() bool { return true }
+func (layoutV2) String() string         { return "timeline layout 2" }
 
 func (layoutV2) Dir(timelinePath string) string {
 	if timelinePath == "" {
@@ -145,8 +180,11 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 	return storage.Join(l.Dir(timelinePath), historyFolder)
 }
 
-// Writes: hudi-go does not write layout-2 tables yet.
-func (layoutV2) Writes(Operation) bool { return false }
+// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2 and compacts
+// them; the other operations are refused until they follow Hudi 1.x.
+func (layoutV2) Writes(op Operation) bool {
+	return op == OpWriteCOW || op == OpWriteMOR || op == OpCompaction
+}
 
 // UnsupportedError is the error for an operation a table's layout does not support.
 func UnsupportedError(table string, v spec.TableVersion, l Layout, op Operation, unsupported error) error {

@@ -69,6 +69,9 @@ type fileSpec struct {
 	fileID    spec.FileID
 	token     spec.WriteToken
 	prev      spec.InstantTime // base instant of the slice being rewritten; "" for a new group
+	// prevBase is the name of the base file being rewritten, recorded as the write stat's
+	// prevBaseFile (a Hudi 1.x field: layout 2 commit metadata carries it, 0.14's JSON not).
+	prevBase string
 }
 
 func (s fileSpec) name(instant spec.InstantTime) string {
@@ -182,7 +185,7 @@ func (e *writeEnv) newFile(ctx context.Context, s fileSpec, ioType commit.IOType
 	return &fileWriter{path: p, noKeys: e.virtualKeys, out: out, pw: pw, start: time.Now(), maxSize: e.opts.MaxFileSize,
 		bloomType: bloom.Type(e.opts.BloomType), bloomOpts: e.bloomOptions(), pendingLimit: limit,
 		heldLimit: min(maxHeldBytes, e.opts.MaxFileSize/8), mem: e.mem,
-		stat: commitmeta.WriteStat{FileID: string(s.fileID), Path: p, PrevCommit: prev, PartitionPath: s.partition}}, nil
+		stat: commitmeta.WriteStat{FileID: string(s.fileID), Path: p, PrevCommit: prev, PrevBaseFile: s.prevBase, PartitionPath: s.partition}}, nil
 }
 
 // write appends a batch of the output schema; its record keys feed the bloom filter and

@@ -133,10 +133,18 @@ func (w *writer) appendLog(ctx context.Context, env *writeEnv, j *mergeJob, task
 	}
 	version := 0
 	var known []string
-	for _, l := range sl.Logs {
-		if l.Name.Instant == base {
-			version = max(version, l.Name.Version)
-			known = append(known, l.Name.String())
+	if w.t.Timeline.Layout.LogFilesPerWrite() {
+		// Hudi 1.x: the log files are this deltacommit's own, named by its instant from
+		// version 1 on; the stat's prevCommit is the deltacommit itself, baseFile empty and
+		// logFiles only the file written (as Spark writes them in trips-mor-avro/v8_trips_8i3u1d).
+		// The reader places them in a slice by the deltacommit's completion time.
+		base, baseFile = env.txn.Instant, ""
+	} else {
+		for _, l := range sl.Logs {
+			if l.Name.Instant == base {
+				version = max(version, l.Name.Version)
+				known = append(known, l.Name.String())
+			}
 		}
 	}
 	var stats []commitmeta.WriteStat

@@ -620,7 +620,11 @@ func (w *writer) mergeFile(ctx context.Context, env *writeEnv, j *mergeJob, task
 	for i, r := range all {
 		changes[r.key] = i
 	}
-	fw, err := env.newFile(ctx, fileSpec{partition: sl.Partition, fileID: sl.FileID, token: token(task), prev: sl.BaseInstant}, commit.IOMerge)
+	fs := fileSpec{partition: sl.Partition, fileID: sl.FileID, token: token(task), prev: sl.BaseInstant}
+	if sl.Base != nil {
+		fs.prevBase = sl.Base.Name.String()
+	}
+	fw, err := env.newFile(ctx, fs, commit.IOMerge)
 	if err != nil {
 		return commitmeta.WriteStat{}, err
 	}

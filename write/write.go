@@ -15,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/fsview"
@@ -114,7 +113,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		}
 	}
 	t.RetainFooterKeys(func(p string) bool { return latest[p] })
-	rules, err := merge.RulesFor("", o.PayloadClass, ordering != "")
+	rules, err := writeRules(t, o, ordering != "")
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +127,9 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	}
 	if w.mor {
 		// Java's writer sees a group planned by a pending compaction as the new, still
-		// empty slice the compaction will produce: its logs are named after that instant.
+		// empty slice the compaction will produce: its logs are named after that instant
+		// on layout 1 (layout 2 names them by their deltacommit), and small-file inserts
+		// never go to it.
 		if w.pendingCompaction, err = commit.PendingCompactionGroups(ctx, t.Storage, t.Timeline, true); err != nil {
 			return nil, err
 		}
@@ -152,7 +153,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	var requested []byte
 	if o.Operation.isReplace() {
 		action = spec.ActionReplaceCommit
-		if requested, err = emptyRequestedReplace(); err != nil {
+		if requested, err = emptyRequestedReplace(t.Timeline.Layout); err != nil {
 			return nil, err
 		}
 	}
@@ -529,10 +530,10 @@ func batchesSchema(batches []arrow.Record) (*arrow.Schema, error) {
 	return batches[0].Schema(), nil
 }
 
-// emptyRequestedReplace is the replacecommit.requested of an insert_overwrite: Java 0.14's
+// emptyRequestedReplace is the replacecommit.requested of an insert_overwrite: the layout's
 // HoodieRequestedReplaceMetadata with every field null.
-func emptyRequestedReplace() ([]byte, error) {
-	s, err := avroParse(avroschema.RequestedReplaceMetadata.JSON())
+func emptyRequestedReplace(layout timeline.Layout) ([]byte, error) {
+	s, err := avroParse(layout.RequestedReplaceSchema().JSON())
 	if err != nil {
 		return nil, err
 	}
@@ -625,4 +626,17 @@ func sortRecords(recs []incoming, mode string) {
 // unless it is present (SQL's repair_add_partition_meta).
 func WritePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, now time.Time) error {
 	return writePartitionMetadata(ctx, st, partition, instant, now)
+}
+
+// writeRules are the rules an incoming record merges with the stored one by: a version 8/9
+// table's merge mode (hoodie.record.merge.mode, as Hudi 1.x's writers take it from the
+// table config), else the write's payload class (Hudi 0.14).
+func writeRules(t *table.Table, o Options, hasOrdering bool) (merge.Rules, error) {
+	if m := t.Config.MergeMode(); m != "" {
+		if strings.EqualFold(m, table.MergeModeCustom) {
+			return merge.Rules{}, fmt.Errorf("table %s has %s=CUSTOM: record merger classes are %w", t.Config.Name(), table.KeyMergeMode, ErrUnsupported)
+		}
+		return merge.RulesFor(m, t.Config.PayloadClass(), hasOrdering)
+	}
+	return merge.RulesFor("", o.PayloadClass, hasOrdering)
 }

@@ -16,7 +16,7 @@ func newCompactCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compact TABLE",
 		Short: "Compact a merge-on-read table: schedule a plan (--schedule), run pending plans (--run), or both",
-		Long: `Compact a merge-on-read table (table version 6).
+		Long: `Compact a merge-on-read table (table version 6, 8 or 9).
 
 --schedule plans a compaction of every file group whose latest slice has log files
 (largest logs first, bounded by hoodie.compaction.target.io MB) and writes

@@ -72,9 +72,10 @@ func newCreateCmd(e *env) *cobra.Command {
 	var name, typ, keys, precombine, partitionBy, ddl, database string
 	var hiveStyle bool
 	var sets []string
+	var version int
 	cmd := &cobra.Command{
 		Use:   "create TABLE",
-		Short: "Create a Hudi table (table version 6) at a path",
+		Short: "Create a Hudi table (table version 6, 8 or 9) at a path",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ddl == "" {
@@ -90,7 +91,10 @@ func newCreateCmd(e *env) *cobra.Command {
 			if !cmd.Flags().Changed("type") {
 				typ = "" // cow, unless hoodie.table.type says otherwise
 			}
-			t, err := hudi.Create(cmd.Context(), args[0], hudi.CreateOptions{Name: name, Database: database, Type: typ,
+			if cmd.Flags().Changed("table-version") && version != 6 && version != 8 && version != 9 {
+				return usagef("--table-version %d: want 6, 8 or 9", version)
+			}
+			t, err := hudi.Create(cmd.Context(), args[0], hudi.CreateOptions{TableVersion: version, Name: name, Database: database, Type: typ,
 				RecordKeyFields: splitList(keys), PartitionFields: splitList(partitionBy), PrecombineField: precombine,
 				HiveStyle: hiveStyle, Schema: ddl, Settings: settings, Logger: e.logger})
 			if err != nil {
@@ -111,6 +115,7 @@ func newCreateCmd(e *env) *cobra.Command {
 	f.BoolVar(&hiveStyle, "hive-style", false, "field=value partition directories")
 	f.StringVar(&ddl, "schema", "", "columns in Spark DDL, e.g. 'uuid STRING, ts BIGINT, fare DOUBLE'")
 	f.StringArrayVar(&sets, "set", nil, "any hoodie.* setting, key=value (repeatable)")
+	f.IntVar(&version, "table-version", 0, "table version: 6 (Hudi 0.14/0.15), 8 (Hudi 1.0) or 9 (Hudi 1.1/1.2); default hoodie.write.table.version, else 6")
 	return cmd
 }
 

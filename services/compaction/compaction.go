@@ -727,6 +727,8 @@ func compactSlice(ctx context.Context, st storage.Storage, txn *commit.Txn, sl f
 		logSize += l.Size
 	}
 	stat.PrevCommit = op.BaseInstantTime
+	// The compacted base file (Hudi 1.x records it; 0.14's JSON has no such field).
+	stat.PrevBaseFile = op.DataFilePath
 	stat.TotalLogFilesCompacted = int64(len(sl.Logs))
 	stat.TotalLogSizeCompacted = logSize
 	stat.TotalLogRecords = ls.Records
