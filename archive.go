@@ -3,12 +3,9 @@ package hudi
 import (
 	"context"
 	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/table"
 )
 
 // ArchiveOptions select what Archive does.
@@ -43,9 +40,7 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 		return nil, err
 	}
 	ao.Logger = logger
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		ao.TimelineZone = time.UTC
-	}
+	ao.TimelineZone = t.meta.Config.TimelineZone()
 	var res *ArchiveResult
 	run := func() (err error) {
 		res, err = archive.Run(ctx, t.meta.Storage, dryRun, ao)

@@ -3,13 +3,11 @@ package hudi
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clustering"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -68,10 +66,8 @@ func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clu
 		return co, err
 	}
 	co.Write = write.Options{Now: now}
-	setFileFormat(&co.Write, cfg)
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		co.Write.TimelineZone = time.UTC
-	}
+	co.Write.SetFileFormat(cfg)
+	co.Write.TimelineZone = t.meta.Config.TimelineZone()
 	return co, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/compaction"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
@@ -33,7 +32,11 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if !o.Schedule && !o.Run {
 		o.Schedule, o.Run = true, true
 	}
-	co, cfg, err := compactionOptions(o.Settings)
+	cfg := config.New()
+	if _, err := cfg.SetAll(o.Settings); err != nil {
+		return nil, err
+	}
+	co, err := compaction.OptionsFromConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -50,10 +53,8 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		IndexType: strings.ToUpper(cfg.String(config.IndexType)),
 		// The CDC log's block size.
 		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize)}
-	setFileFormat(&co.Write, cfg)
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		co.Write.TimelineZone = time.UTC
-	}
+	co.Write.SetFileFormat(cfg)
+	co.Write.TimelineZone = t.meta.Config.TimelineZone()
 	if co.Concurrency, err = t.concurrency(cfg, nil); err != nil {
 		return nil, err
 	}
@@ -85,10 +86,7 @@ func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOp
 	if o.Now != nil {
 		now = o.Now
 	}
-	loc := time.Local
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		loc = time.UTC
-	}
+	loc := t.meta.Config.TimelineZone()
 	trigger := CompactionTrigger{
 		Strategy:        cfg.String(config.InlineCompactTriggerStrategy),
 		MaxDeltaCommits: cfg.Int(config.InlineCompactNumDeltaCommits),

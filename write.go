@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -153,69 +152,17 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if err := checkTableSettings(t.meta.Config, t.meta.Type, cfg, op); err != nil {
 		return write.Options{}, nil, err
 	}
-	if err := t.validateServiceSettings(cfg, o.Settings); err != nil {
+	if err := t.validateServiceSettings(cfg); err != nil {
 		return write.Options{}, nil, err
 	}
-	wo := write.Options{
-		Operation:      op,
-		IndexType:      cfg.String(config.IndexType),
-		PayloadClass:   cfg.String(config.PayloadClass),
-		SmallFileLimit: cfg.Long(config.ParquetSmallFileLimit),
-		SmallFileGroupCandidates: func() *int {
-			n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit)
-			return &n
-		}(),
-		RecordSizeEstimate:  cfg.Long(config.CopyOnWriteRecordSizeEstimate),
-		InsertSplitSize:     cfg.Int(config.CopyOnWriteInsertSplitSize),
-		BulkInsertSortMode:  cfg.String(config.BulkInsertSortMode),
-		LogDataBlockFormat:  cfg.String(config.LogFileDataBlockFormat),
-		LogFileMaxSize:      cfg.Long(config.LogFileMaxSize),
-		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize),
-		BucketNumBuckets:    cfg.Int(config.BucketIndexNumBuckets),
-		BucketHashFields:    cfg.List(config.BucketIndexHashField),
-		Logger:              o.Logger,
-		Progress:            o.Progress,
-		Now:                 o.Now,
-		DeleteMarker:        o.DeleteMarker,
-		Prepped:             o.Prepped,
-		AddColumns:          o.AddColumns,
-		WriterProps:         cfg.Explicit(),
-	}
-	setFileFormat(&wo, cfg)
-	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
-	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
-	wo.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
-	if cfg.IsSet(config.PopulateMetaFields) {
-		wo.PopulateMetaFields = b(config.PopulateMetaFields)
-	}
-	if cfg.IsSet(config.SchemaEvolutionEnable) {
-		wo.SchemaOnRead = b(config.SchemaEvolutionEnable)
-	}
-	if wo.SmallFileLimit == 0 {
-		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
-	}
-	wo.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
 	if len(t.meta.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
 		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
 		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
 	}
-	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
-		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
-	}
-	switch wo.IndexType {
-	case write.IndexGlobalBloom:
-		wo.UpdatePartitionPath = b(config.BloomIndexUpdatePartitionPath)
-	case write.IndexGlobalSimple:
-		wo.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
-	}
-	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
-	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks
-	// columns (HoodieSparkSqlWriter.reconcileSchemasLegacy): the same nulls.
-	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns) || cfg.Bool(config.ReconcileSchema)
-	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
-	if strings.EqualFold(tz, "UTC") {
-		wo.TimelineZone = time.UTC
-	}
+	wo := write.OptionsFromConfig(cfg, op)
+	wo.Logger, wo.Progress, wo.Now = o.Logger, o.Progress, o.Now
+	wo.DeleteMarker, wo.Prepped, wo.AddColumns = o.DeleteMarker, o.Prepped, o.AddColumns
+	wo.TimelineZone = t.meta.Config.TimelineZone()
 	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
 	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name()); err != nil {
 		return write.Options{}, nil, err
@@ -319,20 +266,4 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 		changed = changed || c
 	}
 	return nil
-}
-
-// setFileFormat sets the base-file settings every writer of base files shares (writes,
-// clustering, compaction): codec, page, block and file sizes, dictionary encoding and
-// the bloom filter.
-func setFileFormat(wo *write.Options, cfg *config.Config) {
-	wo.Compression = cfg.String(config.ParquetCompressionCodec)
-	wo.PageSize = cfg.Long(config.ParquetPageSize)
-	wo.BlockSize = cfg.Long(config.ParquetBlockSize)
-	wo.MaxFileSize = cfg.Long(config.ParquetMaxFileSize)
-	dict := cfg.Bool(config.ParquetDictionaryEnabled)
-	wo.Dictionary = &dict
-	wo.BloomType = cfg.String(config.BloomFilterType)
-	wo.BloomNumEntries = cfg.Int(config.BloomNumEntries)
-	wo.BloomFPP = cfg.Double(config.BloomFPP)
-	wo.BloomMaxEntries = cfg.Int(config.BloomDynamicMaxEntries)
 }

@@ -8,20 +8,22 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hudi-go/hudi/config"
 )
 
 // Timestamp key generator settings (TimestampKeyGeneratorConfig). Every key is looked up
 // under the current prefix first, then the legacy deltastreamer one, then the 1.x streamer
 // one.
-const (
-	TimestampTypeKey        = "hoodie.keygen.timebased.timestamp.type"
-	TimestampScalarUnitKey  = "hoodie.keygen.timebased.timestamp.scalar.time.unit"
-	InputDateFormatKey      = "hoodie.keygen.timebased.input.dateformat"
-	InputDateFormatDelimKey = "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex"
-	InputTimezoneKey        = "hoodie.keygen.timebased.input.timezone"
-	OutputDateFormatKey     = "hoodie.keygen.timebased.output.dateformat"
-	OutputTimezoneKey       = "hoodie.keygen.timebased.output.timezone"
-	TimezoneKey             = "hoodie.keygen.timebased.timezone"
+var (
+	TimestampTypeKey        = config.TimestampType.Name
+	TimestampScalarUnitKey  = config.TimestampScalarTimeUnit.Name
+	InputDateFormatKey      = config.TimestampInputDateFormat.Name
+	InputDateFormatDelimKey = config.TimestampInputDateFormatListDelimiterRegex.Name
+	InputTimezoneKey        = config.TimestampInputTimezone.Name
+	OutputDateFormatKey     = config.TimestampOutputDateFormat.Name
+	OutputTimezoneKey       = config.TimestampOutputTimezone.Name
+	TimezoneKey             = config.TimestampTimezone.Name
 )
 
 var timebasedAltPrefixes = []string{"hoodie.deltastreamer.keygen.timebased.", "hoodie.streamer.keygen.timebased."}

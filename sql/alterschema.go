@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/sql/parser"
@@ -15,7 +16,7 @@ import (
 
 // keySchemaOnRead turns on Hudi's schema evolution on read for the session (SET) or a
 // table (TBLPROPERTIES), as the seed describes.
-const keySchemaOnRead = "hoodie.schema.on.read.enable"
+var keySchemaOnRead = config.SchemaEvolutionEnable.Name
 
 // schemaOnRead reads hoodie.schema.on.read.enable from the session, then the table's
 // properties: set reports whether it was given at all.

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -26,7 +27,7 @@ var createAliases = map[string]string{
 	"payloadclass":    "hoodie.datasource.write.payload.class",
 }
 
-const keyHiveStyle = "hoodie.datasource.write.hive_style_partitioning"
+var keyHiveStyle = config.HiveStylePartitioning.Name
 
 // createSpec is CREATE TABLE's options after reading TBLPROPERTIES/OPTIONS.
 type createSpec struct {
@@ -524,7 +525,7 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 // integration takes it from the session's hoodie.* settings (UNVERIFIED for 0.14 SQL:
 // hudi-go's choice, documented in docs/sql.md). It governs reads, so it is not passed to
 // writes.
-const keyQueryType = "hoodie.datasource.query.type"
+var keyQueryType = config.QueryType.Name
 
 func (e *Engine) setQueryType(key string, s *parser.Set) (*Result, error) {
 	if s.Value == "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -23,15 +24,17 @@ const (
 	opInsertOverwriteTable = "insert_overwrite_table"
 )
 
-// Session/table settings that choose INSERT's operation (Hudi 0.14).
-const (
-	keyInsertIntoOperation = "hoodie.spark.sql.insert.into.operation"
-	keyLegacyInsertMode    = "hoodie.sql.insert.mode"
-	keyLegacyBulkInsert    = "hoodie.sql.bulk.insert.enable"
-	keyWriteOperation      = "hoodie.datasource.write.operation"
-	keyOverwriteMode       = "hoodie.datasource.overwrite.mode"
-	keyInsertDupPolicy     = "hoodie.datasource.insert.dup.policy"
+// Session/table settings that choose INSERT's operation (Hudi 0.14). The overwrite mode
+// is a Spark SQL session setting, not a key of Hudi's registry.
+var (
+	keyInsertIntoOperation = config.SparkSQLInsertIntoOperation.Name
+	keyLegacyInsertMode    = config.SQLInsertMode.Name
+	keyLegacyBulkInsert    = config.SQLBulkInsertEnable.Name
+	keyWriteOperation      = config.Operation.Name
+	keyInsertDupPolicy     = config.InsertDupPolicy.Name
 )
+
+const keyOverwriteMode = "hoodie.datasource.overwrite.mode"
 
 // writeSettings are the hoodie.* settings of a write to h: the table's TBLPROPERTIES
 // (Spark SQL passes a table's properties to every write), overridden by the session's SET

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -41,11 +42,12 @@ type CreateOptions struct {
 	Now time.Time
 }
 
-// Default values Hudi 0.14 writes into a new table's properties.
-const (
-	defaultPayloadClass  = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
-	defaultMergeStrategy = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
-	KeyMergerStrategy    = "hoodie.compaction.record.merger.strategy"
+// Default values Hudi 0.14 writes into a new table's properties, and the key of the merger
+// strategy (package config's registry).
+var (
+	defaultPayloadClass  = config.CompactionPayloadClass.Default
+	defaultMergeStrategy = config.RecordMergerStrategy.Default
+	KeyMergerStrategy    = config.TableRecordMergerStrategy.Name
 )
 
 // ErrTableExists means Create found a table at the path.

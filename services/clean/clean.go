@@ -146,14 +146,15 @@ func (o Options) withDefaults(t *table.Table) Options {
 	if o.Policy == "" {
 		o.Policy = KeepLatestCommits
 	}
+	var defaults *config.Config // nil: every key reads as its default
 	if o.CommitsRetained == 0 {
-		o.CommitsRetained = 10
+		o.CommitsRetained = defaults.Int(config.CleanerCommitsRetained)
 	}
 	if o.FileVersionsRetained == 0 {
-		o.FileVersionsRetained = 3
+		o.FileVersionsRetained = defaults.Int(config.CleanerFileVersionsRetained)
 	}
 	if o.MaxCommits <= 0 {
-		o.MaxCommits = 1
+		o.MaxCommits = defaults.Int(config.CleanMaxCommits)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -162,10 +163,7 @@ func (o Options) withDefaults(t *table.Table) Options {
 		o.Logger = slog.Default()
 	}
 	if o.TimelineZone == nil {
-		o.TimelineZone = time.Local
-		if tz, _ := t.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-			o.TimelineZone = time.UTC
-		}
+		o.TimelineZone = t.Config.TimelineZone()
 	}
 	return o
 }
