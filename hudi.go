@@ -23,6 +23,11 @@ import (
 	"github.com/hudi-go/hudi/table"
 )
 
+// ErrUnsupported matches, with errors.Is, every error by which hudi-go refuses what it
+// does not support (yet): a table feature, a setting's value, an operation on a table
+// version. The packages behind the API wrap it or are it (spec.ErrUnsupported).
+var ErrUnsupported = spec.ErrUnsupported
+
 // Table is an open Hudi table.
 type Table struct {
 	meta *table.Table

@@ -46,6 +46,7 @@ var sameLayer = map[string][]string{
 	"storage/local":       {"storage"},
 	"storage/mem":         {"storage"},
 	"fsview":              {"timeline"},
+	"format/hfile":        {"spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel
 	"commit":              {"commit/lock"},
 	"services/compaction": {"write"},
 	"services/clustering": {"write"},

@@ -27,7 +27,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -133,8 +132,9 @@ type Result struct {
 	Message          string            `json:"message,omitempty"`
 }
 
-// ErrUnsupported is returned for tables this service cannot archive.
-var ErrUnsupported = errors.New("archival is not supported")
+// ErrUnsupported is returned for tables this service cannot archive (matches
+// spec.ErrUnsupported).
+var ErrUnsupported = spec.Unsupported("archival is not supported")
 
 // PlanArchive chooses the instants to archive from t's active timeline.
 func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) {

@@ -59,8 +59,8 @@ const (
 	FailedWritesNever = "NEVER"
 )
 
-// ErrUnsupported marks tables this service does not clean.
-var ErrUnsupported = errors.New("not supported")
+// ErrUnsupported marks tables this service does not clean (spec.ErrUnsupported itself).
+var ErrUnsupported = spec.ErrUnsupported
 
 // Options configure a clean.
 type Options struct {

@@ -31,8 +31,8 @@ var (
 	ErrLaterInstants = errors.New("later instants exist")
 	// ErrSavepointed: the target is savepointed or older than a savepoint.
 	ErrSavepointed = errors.New("savepoint in the way")
-	// ErrUnsupported: the table is not one hudi-go writes.
-	ErrUnsupported = errors.New("unsupported table")
+	// ErrUnsupported: the table is not one hudi-go writes (matches spec.ErrUnsupported).
+	ErrUnsupported = spec.Unsupported("unsupported table")
 )
 
 // Options configure a rollback.

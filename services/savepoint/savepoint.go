@@ -46,7 +46,7 @@ func ParseOp(s string) (Op, error) {
 var (
 	ErrNotFound    = errors.New("not found")
 	ErrInvalid     = errors.New("cannot savepoint")
-	ErrUnsupported = errors.New("unsupported table")
+	ErrUnsupported = spec.Unsupported("unsupported table") // matches spec.ErrUnsupported
 )
 
 // Options configure a savepoint operation.
