@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/hudi-go/hudi/config"
@@ -40,10 +41,10 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 		return nil, err
 	}
 	ao.Logger = logger
-	ao.TimelineZone = t.meta.Config.TimelineZone()
+	ao.TimelineZone = t.current().Config.TimelineZone()
 	var res *ArchiveResult
 	run := func() (err error) {
-		res, err = archive.Run(ctx, t.meta.Storage, dryRun, ao)
+		res, err = archive.Run(ctx, t.current().Storage, dryRun, ao)
 		return err
 	}
 	if dryRun {
@@ -52,13 +53,12 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 		err = t.underLock(ctx, cfg, logger, "archive", run)
 	}
 	if err != nil {
-		t.reload(ctx) // part of the archival may have happened
-		return res, err
+		return res, errors.Join(err, t.reload(ctx)) // part of the archival may have happened
 	}
 	if res.FilesWritten > 0 {
 		// Only a written archive log removes instants from the active timeline; most
 		// commits archive nothing and the handle is still current.
-		t.reload(ctx)
+		return res, t.reload(ctx)
 	}
 	return res, nil
 }

@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,15 +40,14 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 	co.Now = o.Now
 	var res *CleanResult
 	if o.DryRun {
-		res, err = clean.DryRun(ctx, t.meta.Storage, co)
+		res, err = clean.DryRun(ctx, t.current().Storage, co)
 	} else {
 		err = t.underLock(ctx, cfg, nil, "clean", func() (err error) {
-			res, err = clean.Run(ctx, t.meta.Storage, co)
+			res, err = clean.Run(ctx, t.current().Storage, co)
 			return err
 		})
 	}
-	t.reload(ctx)
-	return res, err
+	return res, errors.Join(err, t.reload(ctx))
 }
 
 // inlineClean runs a clean after a commit when hoodie.clean.automatic is on (Hudi's
@@ -56,7 +56,7 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 // It reports whether the timeline changed (a clean completed or a failed write was rolled
 // back).
 func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if !cfg.Bool(config.AutoClean) || t.meta.Timeline.Layout != 1 {
+	if !cfg.Bool(config.AutoClean) || t.current().Timeline.Layout != 1 {
 		return false, nil // the writer only commits to version-6 tables; never fail a write here
 	}
 	co, err := clean.OptionsFromConfig(cfg)
@@ -66,7 +66,7 @@ func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOpti
 	co.Now, co.Logger = o.Now, o.Logger
 	var res *CleanResult
 	err = t.underLock(ctx, cfg, o.Logger, "inline clean", func() (err error) {
-		res, err = clean.Run(ctx, t.meta.Storage, co)
+		res, err = clean.Run(ctx, t.current().Storage, co)
 		return err
 	})
 	if err != nil {

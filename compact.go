@@ -54,17 +54,16 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		// The CDC log's block size.
 		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize)}
 	co.Write.SetFileFormat(cfg)
-	co.Write.TimelineZone = t.meta.Config.TimelineZone()
+	co.Write.TimelineZone = t.current().Config.TimelineZone()
 	if co.Concurrency, err = t.concurrency(cfg, nil); err != nil {
 		return nil, err
 	}
 	defer co.Concurrency.Close()
-	res, err := compaction.Run(ctx, t.meta.Storage, o.Schedule, o.Run, co)
+	res, err := compaction.Run(ctx, t.current().Storage, o.Schedule, o.Run, co)
 	if err != nil {
 		return nil, err
 	}
-	t.reload(ctx)
-	return res, nil
+	return res, t.reload(ctx)
 }
 
 // inlineCompact is Java's inline compaction for merge-on-read tables
@@ -75,7 +74,7 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 // It reports no change to the caller: Compact re-reads the handle itself after changing
 // the table.
 func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if t.meta.Type != spec.MergeOnRead {
+	if t.current().Type != spec.MergeOnRead {
 		return false, nil
 	}
 	run, schedule := cfg.Bool(config.InlineCompact), cfg.Bool(config.ScheduleInlineCompact)
@@ -86,13 +85,13 @@ func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOp
 	if o.Now != nil {
 		now = o.Now
 	}
-	loc := t.meta.Config.TimelineZone()
+	loc := t.current().Config.TimelineZone()
 	trigger := CompactionTrigger{
 		Strategy:        cfg.String(config.InlineCompactTriggerStrategy),
 		MaxDeltaCommits: cfg.Int(config.InlineCompactNumDeltaCommits),
 		MaxDeltaSeconds: cfg.Long(config.InlineCompactTimeDeltaSeconds),
 	}
-	need, err := trigger.Due(t.meta.Timeline, spec.InstantTimeOf(now(), loc), loc)
+	need, err := trigger.Due(t.current().Timeline, spec.InstantTimeOf(now(), loc), loc)
 	if err != nil || !need {
 		return false, err
 	}

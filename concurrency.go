@@ -11,7 +11,7 @@ import (
 // concurrency opens the table lock and concurrency settings an operation with cfg uses
 // (commit.ConcurrencyFromConfig); the caller closes it.
 func (t *Table) concurrency(cfg *config.Config, logger *slog.Logger) (commit.Concurrency, error) {
-	c, err := commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name())
+	c, err := commit.ConcurrencyFromConfig(cfg, t.current().Storage, t.current().Config.Name())
 	if err != nil {
 		return c, err
 	}
@@ -30,7 +30,7 @@ func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.
 		return err
 	}
 	defer c.Close()
-	release, err := c.Timeline(t.meta.Storage, nil, nil, logger).Lock(ctx, what)
+	release, err := c.Timeline(t.current().Storage, nil, nil, logger).Lock(ctx, what)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -28,9 +29,21 @@ import (
 // version. The packages behind the API wrap it or are it (spec.ErrUnsupported).
 var ErrUnsupported = spec.ErrUnsupported
 
-// Table is an open Hudi table.
+// Table is an open Hudi table. A *Table may be used from several goroutines at once
+// (a Scan while a Write runs, say): each operation works on the metadata the handle holds
+// when it starts, and a change through the handle swaps in freshly read metadata under a
+// lock when it is done.
 type Table struct {
-	meta *table.Table
+	mu       sync.RWMutex
+	meta     *table.Table // guarded by mu; never changed in place, only replaced
+	reloadMu sync.Mutex   // orders reloads, so an older re-read never replaces a newer one
+}
+
+// current is the metadata the handle holds now. Operations read it once and work on that.
+func (t *Table) current() *table.Table {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.meta
 }
 
 // Open opens the table at path (a local directory).
@@ -63,16 +76,20 @@ func storageFor(path string) (storage.Storage, error) {
 }
 
 // reload re-reads the table's metadata after a change, so later calls through this handle
-// see it. A failed reload keeps the old metadata: the next operation opens the table again
-// from storage anyway.
-func (t *Table) reload(ctx context.Context) {
-	if fresh, err := t.meta.Reopen(ctx); err == nil {
-		t.meta = fresh
+// see it, and swaps it in under the lock. A failed reload keeps the old metadata and is
+// returned: the change is done, but this handle does not show it (open the table again).
+func (t *Table) reload(ctx context.Context) error {
+	t.reloadMu.Lock()
+	defer t.reloadMu.Unlock()
+	fresh, err := t.current().Reopen(ctx)
+	if err != nil {
+		return fmt.Errorf("re-read table %s after a change: %w", t.current().Storage.Root(), err)
 	}
+	t.mu.Lock()
+	t.meta = fresh
+	t.mu.Unlock()
+	return nil
 }
-
-// Meta exposes the table's metadata: config, timeline, schema history.
-func (t *Table) Meta() *table.Table { return t.meta }
 
 // ScanOptions select a query. Instants accept Hudi's forms (17 or 14 digits,
 // "yyyy-MM-dd HH:mm:ss[.SSS]", "yyyy-MM-dd").
@@ -127,10 +144,10 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
 	}
-	if opts.KeyGenSettings, err = readSettings(t.meta.Config, o.Settings); err != nil {
+	if opts.KeyGenSettings, err = readSettings(t.current().Config, o.Settings); err != nil {
 		return nil, err
 	}
-	s, err := read.Plan(ctx, t.meta, opts)
+	s, err := read.Plan(ctx, t.current(), opts)
 	if err != nil {
 		return nil, err
 	}

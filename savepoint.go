@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -54,7 +55,7 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 	}
 	var res *SavepointResult
 	run := func() (err error) {
-		res, err = savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+		res, err = savepoint.Run(ctx, t.current().Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 		return err
 	}
 	if o.DryRun {
@@ -62,6 +63,5 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 	} else {
 		err = t.underLock(ctx, cfg, o.Logger, "savepoint "+string(op), run)
 	}
-	t.reload(ctx)
-	return res, err
+	return res, errors.Join(err, t.reload(ctx))
 }

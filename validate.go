@@ -55,7 +55,7 @@ func (t *Table) validateServiceSettings(cfg *config.Config) error {
 		_, err := clustering.OptionsFromConfig(cfg)
 		add("inline clustering", err)
 	}
-	if t.meta.Type == spec.MergeOnRead && (cfg.Bool(config.InlineCompact) || cfg.Bool(config.ScheduleInlineCompact)) {
+	if t.current().Type == spec.MergeOnRead && (cfg.Bool(config.InlineCompact) || cfg.Bool(config.ScheduleInlineCompact)) {
 		_, err := compaction.OptionsFromConfig(cfg)
 		add("inline compaction", err)
 		trigger := CompactionTrigger{Strategy: cfg.String(config.InlineCompactTriggerStrategy)}

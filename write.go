@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -149,22 +150,22 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 			return write.Options{}, nil, err
 		}
 	}
-	if err := checkTableSettings(t.meta.Config, t.meta.Type, cfg, op); err != nil {
+	if err := checkTableSettings(t.current().Config, t.current().Type, cfg, op); err != nil {
 		return write.Options{}, nil, err
 	}
 	if err := t.validateServiceSettings(cfg); err != nil {
 		return write.Options{}, nil, err
 	}
-	if len(t.meta.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
+	if len(t.current().Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
 		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
 		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
 	}
 	wo := write.OptionsFromConfig(cfg, op)
 	wo.Logger, wo.Progress, wo.Now = o.Logger, o.Progress, o.Now
 	wo.DeleteMarker, wo.Prepped, wo.AddColumns = o.DeleteMarker, o.Prepped, o.AddColumns
-	wo.TimelineZone = t.meta.Config.TimelineZone()
+	wo.TimelineZone = t.current().Config.TimelineZone()
 	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
-	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name()); err != nil {
+	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.current().Storage, t.current().Config.Name()); err != nil {
 		return write.Options{}, nil, err
 	}
 	if wo.Concurrency.Lock != nil {
@@ -181,7 +182,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.Write(ctx, t.meta, batches, wo)
+	res, err := write.Write(ctx, t.current(), batches, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -198,7 +199,7 @@ func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o Write
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
+	res, err := write.WriteReader(ctx, t.current(), rdr, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -214,7 +215,7 @@ func (t *Table) AlterSchema(ctx context.Context, change SchemaChange, o WriteOpt
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.AlterSchema(ctx, t.meta, change, wo)
+	res, err := write.AlterSchema(ctx, t.current(), change, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -225,7 +226,9 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 		return nil, err
 	}
 	// Later scans and writes through this handle see the commit.
-	t.reload(ctx)
+	if err := t.reload(ctx); err != nil {
+		return res, &ServiceError{Instant: res.Instant, Err: err}
+	}
 	if err := t.afterCommit(ctx, cfg, o); err != nil {
 		// The write is committed; a failed table service does not undo it (Java logs and
 		// rethrows; the data stays). Report both.
@@ -237,7 +240,7 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 // afterCommit runs the inline table services Java runs in postCommit, in Java's order:
 // compaction and clustering (runTableServicesInline), then cleaning, then archival (each
 // decides from cfg whether it is enabled).
-func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) (err error) {
 	// Each service reads the table from storage, and those that read this handle's
 	// metadata (compaction, clustering) come after the write's reload or a service that
 	// reloads when it changes the table. Each service reports whether it changed the
@@ -247,7 +250,7 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 	changed := false
 	defer func() {
 		if changed {
-			t.reload(ctx)
+			err = errors.Join(err, t.reload(ctx))
 		}
 	}()
 	services := []struct {

@@ -11,7 +11,6 @@ import (
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/sql/parser"
-	"github.com/hudi-go/hudi/write"
 )
 
 // keySchemaOnRead turns on Hudi's schema evolution on read for the session (SET) or a
@@ -129,7 +128,7 @@ func (e *Engine) alterColumns(ctx context.Context, h *hudiTable, s *parser.Alter
 		change.Update = []internalschema.UpdateColumn{up}
 		what = "altered column " + up.Name
 	case len(s.Drop) > 0:
-		cur, _, err := write.CurrentInternalSchema(ctx, h.t.Meta())
+		cur, _, err := h.t.CurrentInternalSchema(ctx)
 		if err != nil {
 			return fail(err)
 		}
@@ -169,7 +168,7 @@ func (e *Engine) checkQuerySchemaOnRead(ctx context.Context, h *hudiTable) error
 	if err != nil || !set || on {
 		return err
 	}
-	cur, err := h.t.Meta().InternalSchemaAt(ctx, "")
+	cur, err := h.t.InternalSchemaAt(ctx, "")
 	if err != nil || cur == nil {
 		return err
 	}

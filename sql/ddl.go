@@ -256,7 +256,7 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 		return fail(err)
 	}
 	if s.AsSelect == nil {
-		return &Result{Kind: kind, Summary: fmt.Sprintf("%s %s: created %s table at %s", kind, label, t.Meta().Type, path)}, nil
+		return &Result{Kind: kind, Summary: fmt.Sprintf("%s %s: created %s table at %s", kind, label, t.Type(), path)}, nil
 	}
 	// CTAS writes with bulk_insert, as Hudi 0.14's CreateHoodieTableAsSelectCommand does. A
 	// failed write removes the new table again, so the statement leaves nothing behind.
@@ -432,7 +432,7 @@ func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result,
 	for _, f := range tsc.Fields() {
 		rows = append(rows, []any{f.Name, sparkType(f.Type), nil})
 	}
-	cfg := h.t.Meta().Config
+	cfg := h.t.Config()
 	if part := cfg.PartitionFields(); len(part) > 0 {
 		rows = append(rows, []any{"# Partition Information", "", ""}, []any{"# col_name", "data_type", "comment"})
 		for _, p := range part {
@@ -455,8 +455,8 @@ func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result,
 	}
 	add("Location", h.path)
 	add("Provider", "hudi")
-	add("Type", string(h.t.Meta().Type))
-	add("Table Version", fmt.Sprint(int(h.t.Meta().Version)))
+	add("Type", string(h.t.Type()))
+	add("Table Version", fmt.Sprint(int(h.t.Version())))
 	add("primaryKey", strings.Join(cfg.RecordKeyFields(), ","))
 	add("preCombineField", strings.Join(cfg.OrderingFields(), ","))
 	if h.entry != nil {

@@ -144,7 +144,7 @@ func (e *Engine) rows(ctx context.Context, h *hudiTable, tsc *arrow.Schema, q st
 
 // isPartitionColumn reports whether col is a partition column of the table.
 func isPartitionColumn(h *hudiTable, col string) bool {
-	for _, p := range h.t.Meta().Config.PartitionFields() {
+	for _, p := range h.t.Config().PartitionFields() {
 		if strings.EqualFold(p, col) {
 			return true
 		}
@@ -153,7 +153,7 @@ func isPartitionColumn(h *hudiTable, col string) bool {
 }
 
 // autoKeys reports a table without record key fields: its keys are generated.
-func autoKeys(h *hudiTable) bool { return len(h.t.Meta().Config.RecordKeyFields()) == 0 }
+func autoKeys(h *hudiTable) bool { return len(h.t.Config().RecordKeyFields()) == 0 }
 
 // withRecordKey is the schema of a prepped write's rows: the table's columns and the
 // stored key, _hoodie_record_key, which is how UPDATE, DELETE and MERGE INTO name the
@@ -243,10 +243,10 @@ func unknownColumn(stmt string, h *hudiTable, col string, sc *arrow.Schema) erro
 // a precombine field and insert without one (sql_dml.md of 0.14.1).
 func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, extra map[string]string, err error) {
 	if s.Overwrite {
-		if len(s.Partition) > 0 && len(h.t.Meta().Config.PartitionFields()) > 0 {
+		if len(s.Partition) > 0 && len(h.t.Config().PartitionFields()) > 0 {
 			return opInsertOverwrite, nil, nil
 		}
-		if m, ok := e.setting(h, keyOverwriteMode); ok && strings.EqualFold(m, "dynamic") && len(h.t.Meta().Config.PartitionFields()) > 0 {
+		if m, ok := e.setting(h, keyOverwriteMode); ok && strings.EqualFold(m, "dynamic") && len(h.t.Config().PartitionFields()) > 0 {
 			return opInsertOverwrite, nil, nil
 		}
 		return opInsertOverwriteTable, nil, nil
@@ -259,7 +259,7 @@ func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, ext
 			return "", nil, fmt.Errorf("%s=%q: want insert, upsert or bulk_insert", keyInsertIntoOperation, v)
 		}
 	}
-	hasPrecombine := len(h.t.Meta().Config.OrderingFields()) > 0
+	hasPrecombine := len(h.t.Config().OrderingFields()) > 0
 	if v, ok := e.setting(h, keyLegacyBulkInsert); ok && strings.EqualFold(v, "true") {
 		return opBulkInsert, nil, nil
 	}
@@ -342,7 +342,7 @@ func (e *Engine) insertQuery(ctx context.Context, b *binder, h *hudiTable, tsc *
 	// Static partition values.
 	static := map[int]string{}
 	dynamic := map[int]bool{}
-	pfields := h.t.Meta().Config.PartitionFields()
+	pfields := h.t.Config().PartitionFields()
 	for _, p := range part {
 		i := fieldIndex(tsc, p.Column)
 		if i < 0 {
@@ -449,7 +449,7 @@ func targetAlias(alias string, h *hudiTable) string {
 
 // isKeyField reports whether col is a record key field of the table.
 func isKeyField(h *hudiTable, col string) bool {
-	for _, k := range h.t.Meta().Config.RecordKeyFields() {
+	for _, k := range h.t.Config().RecordKeyFields() {
 		if strings.EqualFold(k, col) {
 			return true
 		}

@@ -35,7 +35,7 @@ func newTable(t *testing.T, typ string, sizes map[string][]int) *hudi.Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	avroSchema, _ := tb.Meta().SchemaAt(ctx, "")
+	avroSchema, _ := tb.SchemaAt(ctx, "")
 	sc, err := schema.FromAvro(avroSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func newTable(t *testing.T, typ string, sizes map[string][]int) *hudi.Table {
 func open(t *testing.T, tb *hudi.Table) (*table.Table, *fsview.View) {
 	t.Helper()
 	ctx := context.Background()
-	m, err := table.Open(ctx, tb.Meta().Storage)
+	m, err := table.Open(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 func TestPlanMORLogs(t *testing.T) {
 	ctx := context.Background()
 	tb := newTable(t, "mor", map[string][]int{"a": {3, 3}})
-	avroSchema, _ := tb.Meta().SchemaAt(ctx, "")
+	avroSchema, _ := tb.SchemaAt(ctx, "")
 	sc, _ := schema.FromAvro(avroSchema)
 	var recs []arrow.Record
 	for rec, err := range jsonl.Decode(strings.NewReader(`{"id":"a-0-0","ts":2,"payload":"updated","p":"a"}`+"\n"), sc, memory.DefaultAllocator, 0) {
