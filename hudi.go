@@ -2,12 +2,15 @@
 //
 //	t, err := hudi.Open(ctx, "/data/trips")
 //	scan, err := t.Scan(ctx, hudi.ScanOptions{Filter: "fare > 20"})
-//	err = scan.Run(ctx, func(rec arrow.Record) error { … })
+//	err = scan.Run(ctx, func(rec arrow.RecordBatch) error { … })
+//	for rec, err := range scan.Batches(ctx) { … } // the same, as an iterator
 package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -198,6 +201,31 @@ func (s *Scan) Schema() *arrow.Schema { return s.s.Schema() }
 
 // Run streams the record batches to fn; a batch is released after fn returns.
 func (s *Scan) Run(ctx context.Context, fn func(arrow.Record) error) error { return s.s.Run(ctx, fn) }
+
+// Batches returns the scan's record batches as an iterator, for a range loop:
+//
+//	for rec, err := range scan.Batches(ctx) {
+//		if err != nil { … }
+//		… // rec is released when the loop body returns: Retain it to keep it
+//	}
+//
+// It is Run with the loop body as fn: batches come in Run's order, from the loop's own
+// goroutine, and breaking out of the loop stops the scan. A failure is yielded once, with
+// a nil batch, as the last element.
+func (s *Scan) Batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		stopped := errors.New("range loop stopped") // this call's own, so no error of the scan is mistaken for it
+		err := s.s.Run(ctx, func(rec arrow.RecordBatch) error {
+			if !yield(rec, nil) {
+				return stopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stopped) {
+			yield(nil, err)
+		}
+	}
+}
 
 // FullSchema is the table schema (meta fields first) the scan reads, whatever its
 // projection.
