@@ -1,8 +1,12 @@
-// Package write applies write operations to copy-on-write tables of table version 6 the way
-// Hudi 0.14 does: upsert, insert, bulk_insert, delete, insert_overwrite(_table) and
-// delete_partition, with pre-combining, index lookup, small-file handling and Hudi's base
-// file layout (meta columns, bloom filter and min/max keys in the footer), committed
-// through package commit.
+// Package write applies write operations to tables of table version 6 the way Hudi 0.14
+// does: upsert, insert, bulk_insert, delete, insert_overwrite(_table) and delete_partition
+// on copy-on-write tables (new and rewritten base files) and merge-on-read tables (log
+// files of a deltacommit; inserts into small base files or new file groups), with
+// pre-combining, the SIMPLE, BLOOM, their GLOBAL forms, INMEMORY and BUCKET indexes,
+// small-file handling, Hudi's base file layout (meta columns, bloom filter and min/max keys
+// in the footer), change-data-capture log files, tables without meta fields, and schema
+// changes (evolution on write and on read), committed through package commit. Options come
+// from package config's keys (OptionsFromConfig).
 package write
 
 import (

@@ -46,7 +46,7 @@ var sameLayer = map[string][]string{
 	"storage/local":       {"storage"},
 	"storage/mem":         {"storage"},
 	"fsview":              {"timeline"},
-	"format/hfile":        {"spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel
+	"format/hfile":        {"spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel (docs/architecture.md)
 	"commit":              {"commit/lock"},
 	"services/compaction": {"write"},
 	"services/clustering": {"write"},
