@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/hudi-go/hudi/commit"
@@ -24,6 +25,19 @@ func (t *Table) concurrency(cfg *config.Config, logger *slog.Logger) (commit.Con
 // underLock runs fn holding the table lock, as Java's table services do in their
 // transactions: clean, archive, rollback and savepoint operations change the timeline
 // and delete files, and run as one critical section.
+// change runs one user-driven change of the table: run alone for a dry run, else under
+// the table lock (underLock); then the handle re-reads the table, also after a partial
+// change, and a failed re-read is reported with the change's own error.
+func (t *Table) change(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, dryRun bool, run func() error) error {
+	var err error
+	if dryRun {
+		err = run()
+	} else {
+		err = t.underLock(ctx, cfg, logger, what, run)
+	}
+	return errors.Join(err, t.reload(ctx))
+}
+
 func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, fn func() error) error {
 	c, err := t.concurrency(cfg, logger)
 	if err != nil {

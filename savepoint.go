@@ -2,7 +2,6 @@ package hudi
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -58,10 +57,5 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 		res, err = savepoint.Run(ctx, t.current().Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 		return err
 	}
-	if o.DryRun {
-		err = run()
-	} else {
-		err = t.underLock(ctx, cfg, o.Logger, "savepoint "+string(op), run)
-	}
-	return res, errors.Join(err, t.reload(ctx))
+	return res, t.change(ctx, cfg, o.Logger, "savepoint "+string(op), o.DryRun, run)
 }

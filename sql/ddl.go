@@ -27,8 +27,6 @@ var createAliases = map[string]string{
 	"payloadclass":    "hoodie.datasource.write.payload.class",
 }
 
-var keyHiveStyle = config.HiveStylePartitioning.Name
-
 // createSpec is CREATE TABLE's options after reading TBLPROPERTIES/OPTIONS.
 type createSpec struct {
 	typ        string
@@ -64,7 +62,7 @@ func readCreateProps(s *parser.CreateTable) (*createSpec, error) {
 		case "hoodie.datasource.write.precombine.field", "hoodie.table.precombine.field":
 			cs.precombine = strings.TrimSpace(p.Value)
 			continue
-		case keyHiveStyle:
+		case config.HiveStylePartitioning.Name:
 			cs.hiveStyle = !strings.EqualFold(strings.TrimSpace(p.Value), "false")
 		}
 		if strings.HasPrefix(lk, "hoodie.") {
@@ -502,7 +500,7 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 		}
 		return &Result{Kind: "SET", Summary: "SET spark.sql.session.timeZone=" + s.Value}, nil
 	}
-	if strings.EqualFold(key, keyQueryType) {
+	if strings.EqualFold(key, config.QueryType.Name) {
 		return e.setQueryType(key, s)
 	}
 	if s.Value == "" {
@@ -520,25 +518,18 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 	return &Result{Kind: "SET", Summary: "SET " + key + "=" + s.Value + note}, nil
 }
 
-// keyQueryType selects how queries read MOR tables (DataSourceReadOptions.QUERY_TYPE):
-// snapshot (merged, the default) or read_optimized (base files only). Hudi's Spark
-// integration takes it from the session's hoodie.* settings (UNVERIFIED for 0.14 SQL:
-// hudi-go's choice, documented in docs/sql.md). It governs reads, so it is not passed to
-// writes.
-var keyQueryType = config.QueryType.Name
-
 func (e *Engine) setQueryType(key string, s *parser.Set) (*Result, error) {
 	if s.Value == "" {
 		v := e.queryType
 		if v == "" {
 			v = "snapshot"
 		}
-		return newRowsResult("SET", []string{"key", "value"}, [][]any{{keyQueryType, v}})
+		return newRowsResult("SET", []string{"key", "value"}, [][]any{{config.QueryType.Name, v}})
 	}
 	switch v := strings.ToLower(strings.TrimSpace(s.Value)); v {
 	case "snapshot", "read_optimized":
 		e.queryType = v
-		return &Result{Kind: "SET", Summary: "SET " + keyQueryType + "=" + v}, nil
+		return &Result{Kind: "SET", Summary: "SET " + config.QueryType.Name + "=" + v}, nil
 	case "incremental":
 		return nil, atPos(s.Pos, fmt.Errorf("SET %s = incremental: read changes with hudi_table_changes('table', 'latest_state', begin[, end]) instead", key))
 	default:

@@ -24,16 +24,8 @@ const (
 	opInsertOverwriteTable = "insert_overwrite_table"
 )
 
-// Session/table settings that choose INSERT's operation (Hudi 0.14). The overwrite mode
-// is a Spark SQL session setting, not a key of Hudi's registry.
-var (
-	keyInsertIntoOperation = config.SparkSQLInsertIntoOperation.Name
-	keyLegacyInsertMode    = config.SQLInsertMode.Name
-	keyLegacyBulkInsert    = config.SQLBulkInsertEnable.Name
-	keyWriteOperation      = config.Operation.Name
-	keyInsertDupPolicy     = config.InsertDupPolicy.Name
-)
-
+// The session/table settings that choose INSERT's operation (Hudi 0.14) are config's keys;
+// the overwrite mode is a Spark SQL session setting, not a key of Hudi's registry.
 const keyOverwriteMode = "hoodie.datasource.overwrite.mode"
 
 // writeSettings are the hoodie.* settings of a write to h: the table's TBLPROPERTIES
@@ -57,8 +49,8 @@ func (e *Engine) writeSettings(h *hudiTable, extra map[string]string) map[string
 	}
 	// The statement decides the operation; a SET of the datasource key must not turn an
 	// UPDATE into something else (it only steers INSERT, see insertOperation).
-	delete(out, keyWriteOperation)
-	for _, k := range []string{keyInsertIntoOperation, keyLegacyInsertMode, keyLegacyBulkInsert, keyOverwriteMode} {
+	delete(out, config.Operation.Name)
+	for _, k := range []string{config.SparkSQLInsertIntoOperation.Name, config.SQLInsertMode.Name, config.SQLBulkInsertEnable.Name, keyOverwriteMode} {
 		delete(out, k)
 	}
 	return out
@@ -251,19 +243,19 @@ func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, ext
 		}
 		return opInsertOverwriteTable, nil, nil
 	}
-	if v, ok := e.setting(h, keyInsertIntoOperation); ok {
+	if v, ok := e.setting(h, config.SparkSQLInsertIntoOperation.Name); ok {
 		switch op := strings.ToLower(strings.TrimSpace(v)); op {
 		case opInsert, opUpsert, opBulkInsert:
 			return op, nil, nil
 		default:
-			return "", nil, fmt.Errorf("%s=%q: want insert, upsert or bulk_insert", keyInsertIntoOperation, v)
+			return "", nil, fmt.Errorf("%s=%q: want insert, upsert or bulk_insert", config.SparkSQLInsertIntoOperation.Name, v)
 		}
 	}
 	hasPrecombine := len(h.t.Config().OrderingFields()) > 0
-	if v, ok := e.setting(h, keyLegacyBulkInsert); ok && strings.EqualFold(v, "true") {
+	if v, ok := e.setting(h, config.SQLBulkInsertEnable.Name); ok && strings.EqualFold(v, "true") {
 		return opBulkInsert, nil, nil
 	}
-	if v, ok := e.setting(h, keyLegacyInsertMode); ok {
+	if v, ok := e.setting(h, config.SQLInsertMode.Name); ok {
 		switch strings.ToLower(v) {
 		case "upsert":
 			if hasPrecombine {
@@ -272,14 +264,14 @@ func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, ext
 			return opInsert, nil, nil
 		case "strict":
 			// Strict mode keeps the primary key unique: an existing key fails the insert.
-			if _, set := e.setting(h, keyInsertDupPolicy); !set {
-				return opInsert, map[string]string{keyInsertDupPolicy: "fail"}, nil
+			if _, set := e.setting(h, config.InsertDupPolicy.Name); !set {
+				return opInsert, map[string]string{config.InsertDupPolicy.Name: "fail"}, nil
 			}
 			return opInsert, nil, nil
 		case "non-strict":
 			return opInsert, nil, nil
 		default:
-			return "", nil, fmt.Errorf("%s=%q: want upsert, strict or non-strict", keyLegacyInsertMode, v)
+			return "", nil, fmt.Errorf("%s=%q: want upsert, strict or non-strict", config.SQLInsertMode.Name, v)
 		}
 	}
 	if hasPrecombine {
