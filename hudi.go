@@ -84,9 +84,10 @@ func storageFor(path string) (storage.Storage, error) {
 func (t *Table) reload(ctx context.Context) error {
 	t.reloadMu.Lock()
 	defer t.reloadMu.Unlock()
-	fresh, err := t.current().Reopen(ctx)
+	old := t.current()
+	fresh, err := old.Reopen(ctx)
 	if err != nil {
-		return fmt.Errorf("re-read table %s after a change: %w", t.current().Storage.Root(), err)
+		return fmt.Errorf("re-read table %s after a change: %w", old.Storage.Root(), err)
 	}
 	t.mu.Lock()
 	t.meta = fresh
@@ -147,10 +148,11 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
 	}
-	if opts.KeyGenSettings, err = readSettings(t.current().Config, o.Settings); err != nil {
+	m := t.current() // one state for the whole plan
+	if opts.KeyGenSettings, err = readSettings(m.Config, o.Settings); err != nil {
 		return nil, err
 	}
-	s, err := read.Plan(ctx, t.current(), opts)
+	s, err := read.Plan(ctx, m, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -150,22 +150,23 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 			return write.Options{}, nil, err
 		}
 	}
-	if err := checkTableSettings(t.current().Config, t.current().Type, cfg, op); err != nil {
+	m := t.current() // one state for all the checks
+	if err := checkTableSettings(m.Config, m.Type, cfg, op); err != nil {
 		return write.Options{}, nil, err
 	}
 	if err := t.validateServiceSettings(cfg); err != nil {
 		return write.Options{}, nil, err
 	}
-	if len(t.current().Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
+	if len(m.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
 		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
 		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
 	}
 	wo := write.OptionsFromConfig(cfg, op)
 	wo.Logger, wo.Progress, wo.Now = o.Logger, o.Progress, o.Now
 	wo.DeleteMarker, wo.Prepped, wo.AddColumns = o.DeleteMarker, o.Prepped, o.AddColumns
-	wo.TimelineZone = t.current().Config.TimelineZone()
+	wo.TimelineZone = m.Config.TimelineZone()
 	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
-	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.current().Storage, t.current().Config.Name()); err != nil {
+	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, m.Storage, m.Config.Name()); err != nil {
 		return write.Options{}, nil, err
 	}
 	if wo.Concurrency.Lock != nil {
