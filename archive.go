@@ -2,13 +2,11 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -44,12 +42,10 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 		return nil, err
 	}
 	ao.Logger = logger
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		ao.TimelineZone = time.UTC
-	}
+	ao.TimelineZone = t.current().Config.TimelineZone()
 	var res *ArchiveResult
 	run := func() (err error) {
-		res, err = archive.Run(ctx, t.meta.Storage, dryRun, ao)
+		res, err = archive.Run(ctx, t.current().Storage, dryRun, ao)
 		return err
 	}
 	if dryRun {
@@ -58,13 +54,12 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 		err = t.underLock(ctx, cfg, logger, "archive", run)
 	}
 	if err != nil {
-		t.reload(ctx) // part of the archival may have happened
-		return res, err
+		return res, errors.Join(err, t.reload(ctx)) // part of the archival may have happened
 	}
 	if res.FilesWritten > 0 {
 		// Only a written archive log removes instants from the active timeline; most
 		// commits archive nothing and the handle is still current.
-		t.reload(ctx)
+		return res, t.reload(ctx)
 	}
 	return res, nil
 }
@@ -76,7 +71,7 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 // It reports no change to the caller: archive re-reads the handle itself when it
 // changed the timeline.
 func (t *Table) inlineArchive(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if !cfg.Bool(config.AutoArchive) || !t.meta.Timeline.Layout.Writes(timeline.OpArchive) {
+	if !cfg.Bool(config.AutoArchive) || !t.current().Timeline.Layout.Writes(timeline.OpArchive) {
 		return false, nil // a layout not archived yet: an explicit setting was refused before the write
 	}
 	_, err := t.archive(ctx, cfg, false, o.Logger)

@@ -126,7 +126,7 @@ func TestArchive(t *testing.T) {
 			}
 			// The reader sees exactly the archived commits, each completed.
 			tb, _ = hudi.Open(ctx, dir)
-			arch, err := tb.Meta().Archived(ctx)
+			arch, err := tb.Archived(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestInlineArchiveAndTimeTravel(t *testing.T) {
 	}
 	// after commit 5 (5 > 4): archive down to 3 → commits 0, 1; after commit 6: 4 commits, none.
 	tb, _ = hudi.Open(ctx, dir)
-	arch, err := tb.Meta().Archived(ctx)
+	arch, err := tb.Archived(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

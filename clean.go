@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,15 +41,14 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 	co.Now = o.Now
 	var res *CleanResult
 	if o.DryRun {
-		res, err = clean.DryRun(ctx, t.meta.Storage, co)
+		res, err = clean.DryRun(ctx, t.current().Storage, co)
 	} else {
 		err = t.underLock(ctx, cfg, nil, "clean", func() (err error) {
-			res, err = clean.Run(ctx, t.meta.Storage, co)
+			res, err = clean.Run(ctx, t.current().Storage, co)
 			return err
 		})
 	}
-	t.reload(ctx)
-	return res, err
+	return res, errors.Join(err, t.reload(ctx))
 }
 
 // inlineClean runs a clean after a commit when hoodie.clean.automatic is on (Hudi's
@@ -57,7 +57,7 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 // It reports whether the timeline changed (a clean completed or a failed write was rolled
 // back).
 func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if !cfg.Bool(config.AutoClean) || !t.meta.Timeline.Layout.Writes(timeline.OpClean) {
+	if !cfg.Bool(config.AutoClean) || !t.current().Timeline.Layout.Writes(timeline.OpClean) {
 		return false, nil // a table hudi-go writes but does not clean yet: never fail a write here
 	}
 	co, err := clean.OptionsFromConfig(cfg)
@@ -67,7 +67,7 @@ func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOpti
 	co.Now, co.Logger = o.Now, o.Logger
 	var res *CleanResult
 	err = t.underLock(ctx, cfg, o.Logger, "inline clean", func() (err error) {
-		res, err = clean.Run(ctx, t.meta.Storage, co)
+		res, err = clean.Run(ctx, t.current().Storage, co)
 		return err
 	})
 	if err != nil {

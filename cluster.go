@@ -3,13 +3,11 @@ package hudi
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clustering"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -48,18 +46,17 @@ func (t *Table) Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, 
 	var res *ClusterResult
 	switch {
 	case o.DryRun:
-		res, err = clustering.DryRun(ctx, t.meta.Storage, co)
+		res, err = clustering.DryRun(ctx, t.current().Storage, co)
 	default:
 		if !o.Schedule && !o.Run {
 			o.Schedule, o.Run = true, true
 		}
-		res, err = clustering.Run(ctx, t.meta.Storage, o.Schedule, o.Run, co)
+		res, err = clustering.Run(ctx, t.current().Storage, o.Schedule, o.Run, co)
 	}
 	if err != nil {
 		return nil, err
 	}
-	t.reload(ctx)
-	return res, nil
+	return res, t.reload(ctx)
 }
 
 func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clustering.Options, error) {
@@ -68,10 +65,8 @@ func (t *Table) clusteringOptions(cfg *config.Config, now func() time.Time) (clu
 		return co, err
 	}
 	co.Write = write.Options{Now: now}
-	setFileFormat(&co.Write, cfg)
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		co.Write.TimelineZone = time.UTC
-	}
+	co.Write.SetFileFormat(cfg)
+	co.Write.TimelineZone = t.current().Config.TimelineZone()
 	return co, nil
 }
 
@@ -90,14 +85,14 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		return false, nil
 	}
 	if inline {
-		if n, want := clustering.CommitsSinceLastClustering(t.meta), cfg.Int(config.InlineClusteringMaxCommits); n < want {
+		if n, want := clustering.CommitsSinceLastClustering(t.current()), cfg.Int(config.InlineClusteringMaxCommits); n < want {
 			return false, nil
 		}
 	} else {
 		// Schedule-only: Java schedules after every commit while no replacecommit is
 		// pending, with no commit count (UNVERIFIED against 0.14.1's
 		// BaseHoodieTableServiceClient; recalled from its runTableServicesInline).
-		for _, in := range t.meta.Timeline.Instants {
+		for _, in := range t.current().Timeline.Instants {
 			if in.Action == spec.ActionReplaceCommit && !in.IsCompleted() {
 				return false, nil
 			}
@@ -114,14 +109,14 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		return false, err
 	}
 	defer co.Concurrency.Close()
-	inst, _, err := clustering.Schedule(ctx, t.meta.Storage, co)
+	inst, _, err := clustering.Schedule(ctx, t.current().Storage, co)
 	if err != nil {
 		return true, fmt.Errorf("schedule inline clustering: %w", err)
 	}
 	if inst == "" || !inline {
 		return inst != "", nil // a scheduled plan is a new instant
 	}
-	if _, err := clustering.Execute(ctx, t.meta.Storage, spec.InstantTime(inst), co); err != nil {
+	if _, err := clustering.Execute(ctx, t.current().Storage, spec.InstantTime(inst), co); err != nil {
 		return true, fmt.Errorf("inline clustering %s: %w", inst, err)
 	}
 	return true, nil

@@ -50,16 +50,11 @@ func newSmallFilesTable(t *testing.T, typ string, n int) (*hudi.Table, string) {
 func latestGroups(t *testing.T, tb *hudi.Table) map[string]int {
 	t.Helper()
 	ctx := context.Background()
-	fresh, err := hudi.OpenStorage(ctx, tb.Meta().Storage)
+	fresh, err := hudi.OpenStorage(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := fresh.Meta()
-	listing, err := m.List(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := m.View(ctx, listing, "")
+	view, err := fresh.View(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +293,7 @@ func TestInlineClustering(t *testing.T) {
 		"hoodie.parquet.small.file.limit": "0"}
 	replaces := func() int {
 		n := 0
-		for _, in := range tb.Meta().Timeline.Instants {
+		for _, in := range tb.Timeline().Instants {
 			if in.Action == spec.ActionReplaceCommit && in.IsCompleted() {
 				n++
 			}
@@ -333,7 +328,7 @@ func TestClusterKilledRunIsRolledBackAndRerun(t *testing.T) {
 		t.Fatalf("schedule: %+v %v", res, err)
 	}
 	// Simulate the killed run: inflight, one partial output file with its marker.
-	m := tb.Meta()
+	m := openMeta(t, tb)
 	in, ok := m.Timeline.Get(spec.InstantTime(res.Scheduled), spec.ActionReplaceCommit)
 	if !ok {
 		t.Fatal("scheduled instant missing")

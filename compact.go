@@ -9,7 +9,6 @@ import (
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/compaction"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
@@ -33,7 +32,11 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	if !o.Schedule && !o.Run {
 		o.Schedule, o.Run = true, true
 	}
-	co, cfg, err := compactionOptions(o.Settings)
+	cfg := config.New()
+	if _, err := cfg.SetAll(o.Settings); err != nil {
+		return nil, err
+	}
+	co, err := compaction.OptionsFromConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -50,20 +53,17 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		IndexType: strings.ToUpper(cfg.String(config.IndexType)),
 		// The CDC log's block size.
 		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize)}
-	setFileFormat(&co.Write, cfg)
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		co.Write.TimelineZone = time.UTC
-	}
+	co.Write.SetFileFormat(cfg)
+	co.Write.TimelineZone = t.current().Config.TimelineZone()
 	if co.Concurrency, err = t.concurrency(cfg, nil); err != nil {
 		return nil, err
 	}
 	defer co.Concurrency.Close()
-	res, err := compaction.Run(ctx, t.meta.Storage, o.Schedule, o.Run, co)
+	res, err := compaction.Run(ctx, t.current().Storage, o.Schedule, o.Run, co)
 	if err != nil {
 		return nil, err
 	}
-	t.reload(ctx)
-	return res, nil
+	return res, t.reload(ctx)
 }
 
 // inlineCompact is Java's inline compaction for merge-on-read tables
@@ -74,7 +74,7 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 // It reports no change to the caller: Compact re-reads the handle itself after changing
 // the table.
 func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOptions) (bool, error) {
-	if t.meta.Type != spec.MergeOnRead {
+	if t.current().Type != spec.MergeOnRead {
 		return false, nil
 	}
 	run, schedule := cfg.Bool(config.InlineCompact), cfg.Bool(config.ScheduleInlineCompact)
@@ -85,16 +85,13 @@ func (t *Table) inlineCompact(ctx context.Context, cfg *config.Config, o WriteOp
 	if o.Now != nil {
 		now = o.Now
 	}
-	loc := time.Local
-	if tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		loc = time.UTC
-	}
+	loc := t.current().Config.TimelineZone()
 	trigger := CompactionTrigger{
 		Strategy:        cfg.String(config.InlineCompactTriggerStrategy),
 		MaxDeltaCommits: cfg.Int(config.InlineCompactNumDeltaCommits),
 		MaxDeltaSeconds: cfg.Long(config.InlineCompactTimeDeltaSeconds),
 	}
-	need, err := trigger.Due(t.meta.Timeline, spec.InstantTimeOf(now(), loc), loc)
+	need, err := trigger.Due(t.current().Timeline, spec.InstantTimeOf(now(), loc), loc)
 	if err != nil || !need {
 		return false, err
 	}

@@ -26,7 +26,7 @@ func TestInlineCompaction(t *testing.T) {
 			ctx := context.Background()
 			tb, _ := newMORTable(t) // four delta commits, no compaction
 			before := scanAll(t, tb, hudi.ScanOptions{})
-			if n := len(tb.Meta().Timeline.Instants); n != 4 {
+			if n := len(tb.Timeline().Instants); n != 4 {
 				t.Fatalf("%d instants before, want 4", n)
 			}
 			// The fifth write: 5 delta commits since the start ≥ 3 → compaction.
@@ -34,7 +34,7 @@ func TestInlineCompaction(t *testing.T) {
 				hudi.WriteOptions{Settings: tc.settings}); err != nil {
 				t.Fatal(err)
 			}
-			ins := tb.Meta().Timeline.Instants
+			ins := tb.Timeline().Instants
 			last := ins[len(ins)-1]
 			if last.Requested != spec.ActionCompaction && last.Action != spec.ActionCompaction || last.State != tc.want {
 				t.Fatalf("last instant %+v, want a compaction in state %v", last, tc.want)
@@ -50,7 +50,7 @@ func TestInlineCompaction(t *testing.T) {
 				hudi.WriteOptions{Settings: tc.settings}); err != nil {
 				t.Fatal(err)
 			}
-			ins = tb.Meta().Timeline.Instants
+			ins = tb.Timeline().Instants
 			if a := ins[len(ins)-1].Action; a != spec.ActionDeltaCommit {
 				t.Fatalf("after one more delta commit the last instant is a %s, want deltacommit", a)
 			}

@@ -143,8 +143,8 @@ func TestCompactionStrategies(t *testing.T) {
 		if res.Scheduled == "" {
 			return 0, nil
 		}
-		ins := tb.Meta().Timeline.PendingCompactions()
-		b, err := tb.Meta().Timeline.ReadRequested(ctx, tb.Meta().Storage, ins[len(ins)-1])
+		ins := tb.Timeline().PendingCompactions()
+		b, err := tb.Timeline().ReadRequested(ctx, tb.Storage(), ins[len(ins)-1])
 		if err != nil {
 			return 0, err
 		}

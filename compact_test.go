@@ -23,7 +23,7 @@ import (
 func scanAll(t *testing.T, tb *hudi.Table, o hudi.ScanOptions) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	tb, err := hudi.OpenStorage(ctx, tb.Meta().Storage)
+	tb, err := hudi.OpenStorage(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func sameSet(t *testing.T, what string, got, want map[string]string) {
 }
 
 func lastInstant(tb *hudi.Table) string {
-	in := tb.Meta().Timeline.Instants
+	in := tb.Timeline().Instants
 	return string(in[len(in)-1].Time)
 }
 
@@ -143,11 +143,11 @@ func TestCompactMOR(t *testing.T) {
 		}
 	}
 	tb, _ = hudi.Open(ctx, dir)
-	in, ok := tb.Meta().Timeline.Get(spec.InstantTime(c), spec.ActionCommit)
+	in, ok := tb.Timeline().Get(spec.InstantTime(c), spec.ActionCommit)
 	if !ok || !in.IsCompleted() {
 		t.Fatalf("compaction %s is not a completed commit", c)
 	}
-	meta, err := tb.Meta().CommitMetadata(ctx, in)
+	meta, err := tb.CommitMetadata(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestCompactMOR(t *testing.T) {
 	}
 
 	// Nothing left to compact: no instant.
-	n := len(tb.Meta().Timeline.Instants)
+	n := len(tb.Timeline().Instants)
 	res, err = tb.Compact(ctx, hudi.CompactOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestCompactMOR(t *testing.T) {
 		t.Errorf("second compaction: %+v", res)
 	}
 	tb, _ = hudi.Open(ctx, dir)
-	if len(tb.Meta().Timeline.Instants) != n {
+	if len(tb.Timeline().Instants) != n {
 		t.Error("a compaction with nothing to compact added an instant")
 	}
 

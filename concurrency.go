@@ -2,6 +2,7 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/hudi-go/hudi/commit"
@@ -11,7 +12,7 @@ import (
 // concurrency opens the table lock and concurrency settings an operation with cfg uses
 // (commit.ConcurrencyFromConfig); the caller closes it.
 func (t *Table) concurrency(cfg *config.Config, logger *slog.Logger) (commit.Concurrency, error) {
-	c, err := commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name())
+	c, err := commit.ConcurrencyFromConfig(cfg, t.current().Storage, t.current().Config.Name())
 	if err != nil {
 		return c, err
 	}
@@ -24,13 +25,26 @@ func (t *Table) concurrency(cfg *config.Config, logger *slog.Logger) (commit.Con
 // underLock runs fn holding the table lock, as Java's table services do in their
 // transactions: clean, archive, rollback and savepoint operations change the timeline
 // and delete files, and run as one critical section.
+// change runs one user-driven change of the table: run alone for a dry run, else under
+// the table lock (underLock); then the handle re-reads the table, also after a partial
+// change, and a failed re-read is reported with the change's own error.
+func (t *Table) change(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, dryRun bool, run func() error) error {
+	var err error
+	if dryRun {
+		err = run()
+	} else {
+		err = t.underLock(ctx, cfg, logger, what, run)
+	}
+	return errors.Join(err, t.reload(ctx))
+}
+
 func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, fn func() error) error {
 	c, err := t.concurrency(cfg, logger)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	release, err := c.Timeline(t.meta.Storage, nil, nil, logger).Lock(ctx, what)
+	release, err := c.Timeline(t.current().Storage, nil, nil, logger).Lock(ctx, what)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func TestDeleteMarkerUpsertsAndDeletesInOneCommit(t *testing.T) {
 				{"uuid": "c", "ts": 1, "fare": 3.0, "city": "la"}}), hudi.WriteOptions{Operation: "insert"}); err != nil {
 				t.Fatal(err)
 			}
-			before := len(tb.Meta().Timeline.Instants)
+			before := len(tb.Timeline().Instants)
 			marked := markedBatch(t, `{"uuid":"a","ts":2,"fare":10.0,"city":"sf","del":false}
 {"uuid":"b","ts":0,"fare":0.0,"city":"sf","del":true}
 {"uuid":"d","ts":2,"fare":4.0,"city":"la","del":false}
@@ -42,7 +42,7 @@ func TestDeleteMarkerUpsertsAndDeletesInOneCommit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(tb.Meta().Timeline.Instants); n != before+1 {
+			if n := len(tb.Timeline().Instants); n != before+1 {
 				t.Errorf("%d instants after the write, want one more than %d", n, before)
 			}
 			if res.Records.Inserted != 1 || res.Records.Updated != 1 || res.Records.Deleted != 1 {
@@ -52,7 +52,7 @@ func TestDeleteMarkerUpsertsAndDeletesInOneCommit(t *testing.T) {
 			if len(got) != 3 || got["b"] != "" || !strings.Contains(got["a"], "10") || got["d"] == "" || got["c"] == "" {
 				t.Errorf("rows after the marked write: %v", got)
 			}
-			sc, err := tb.Meta().SchemaAt(ctx, "")
+			sc, err := tb.SchemaAt(ctx, "")
 			if err != nil || strings.Contains(sc, `"del"`) {
 				t.Errorf("the marker column reached the table schema: %v", err)
 			}

@@ -2,14 +2,18 @@
 //
 //	t, err := hudi.Open(ctx, "/data/trips")
 //	scan, err := t.Scan(ctx, hudi.ScanOptions{Filter: "fare > 20"})
-//	err = scan.Run(ctx, func(rec arrow.Record) error { … })
+//	err = scan.Run(ctx, func(rec arrow.RecordBatch) error { … })
+//	for rec, err := range scan.Batches(ctx) { … } // the same, as an iterator
 package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -23,9 +27,26 @@ import (
 	"github.com/hudi-go/hudi/table"
 )
 
-// Table is an open Hudi table.
+// ErrUnsupported matches, with errors.Is, every error by which hudi-go refuses what it
+// does not support (yet): a table feature, a setting's value, an operation on a table
+// version. The packages behind the API wrap it or are it (spec.ErrUnsupported).
+var ErrUnsupported = spec.ErrUnsupported
+
+// Table is an open Hudi table. A *Table may be used from several goroutines at once
+// (a Scan while a Write runs, say): each operation works on the metadata the handle holds
+// when it starts, and a change through the handle swaps in freshly read metadata under a
+// lock when it is done.
 type Table struct {
-	meta *table.Table
+	mu       sync.RWMutex
+	meta     *table.Table // guarded by mu; never changed in place, only replaced
+	reloadMu sync.Mutex   // orders reloads, so an older re-read never replaces a newer one
+}
+
+// current is the metadata the handle holds now. Operations read it once and work on that.
+func (t *Table) current() *table.Table {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.meta
 }
 
 // OpenOption configures Open.
@@ -74,16 +95,21 @@ func storageFor(ctx context.Context, path string, settings map[string]string) (s
 }
 
 // reload re-reads the table's metadata after a change, so later calls through this handle
-// see it. A failed reload keeps the old metadata: the next operation opens the table again
-// from storage anyway.
-func (t *Table) reload(ctx context.Context) {
-	if fresh, err := t.meta.Reopen(ctx); err == nil {
-		t.meta = fresh
+// see it, and swaps it in under the lock. A failed reload keeps the old metadata and is
+// returned: the change is done, but this handle does not show it (open the table again).
+func (t *Table) reload(ctx context.Context) error {
+	t.reloadMu.Lock()
+	defer t.reloadMu.Unlock()
+	old := t.current()
+	fresh, err := old.Reopen(ctx)
+	if err != nil {
+		return fmt.Errorf("re-read table %s after a change: %w", old.Storage.Root(), err)
 	}
+	t.mu.Lock()
+	t.meta = fresh
+	t.mu.Unlock()
+	return nil
 }
-
-// Meta exposes the table's metadata: config, timeline, schema history.
-func (t *Table) Meta() *table.Table { return t.meta }
 
 // ScanOptions select a query. Instants accept Hudi's forms (17 or 14 digits,
 // "yyyy-MM-dd HH:mm:ss[.SSS]", "yyyy-MM-dd").
@@ -138,10 +164,11 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 			return nil, fmt.Errorf("filter: %w", err)
 		}
 	}
-	if opts.KeyGenSettings, err = readSettings(t.meta.Config, o.Settings); err != nil {
+	m := t.current() // one state for the whole plan
+	if opts.KeyGenSettings, err = readSettings(m.Config, o.Settings); err != nil {
 		return nil, err
 	}
-	s, err := read.Plan(ctx, t.meta, opts)
+	s, err := read.Plan(ctx, m, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +223,31 @@ func (s *Scan) Schema() *arrow.Schema { return s.s.Schema() }
 
 // Run streams the record batches to fn; a batch is released after fn returns.
 func (s *Scan) Run(ctx context.Context, fn func(arrow.Record) error) error { return s.s.Run(ctx, fn) }
+
+// Batches returns the scan's record batches as an iterator, for a range loop:
+//
+//	for rec, err := range scan.Batches(ctx) {
+//		if err != nil { … }
+//		… // rec is released when the loop body returns: Retain it to keep it
+//	}
+//
+// It is Run with the loop body as fn: batches come in Run's order, from the loop's own
+// goroutine, and breaking out of the loop stops the scan. A failure is yielded once, with
+// a nil batch, as the last element.
+func (s *Scan) Batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		stopped := errors.New("range loop stopped") // this call's own, so no error of the scan is mistaken for it
+		err := s.s.Run(ctx, func(rec arrow.RecordBatch) error {
+			if !yield(rec, nil) {
+				return stopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, stopped) {
+			yield(nil, err)
+		}
+	}
+}
 
 // FullSchema is the table schema (meta fields first) the scan reads, whatever its
 // projection.

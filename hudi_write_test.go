@@ -59,7 +59,7 @@ func mustJSON(v any) []byte {
 // batchesOf encodes rows in the canonical encoding and decodes them with the table schema.
 func batchesOf(t *testing.T, tb *hudi.Table, rows []row) []arrow.Record {
 	t.Helper()
-	avro, err := tb.Meta().SchemaAt(context.Background(), "")
+	avro, err := tb.SchemaAt(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestWritesOnSparkTables(t *testing.T) {
 			}
 			tb, _ = hudi.Open(ctx, dir)
 			sameRows(t, "after upsert", readRows(t, tb, tc.key), model)
-			if tb.Meta().Type == "MERGE_ON_READ" && tb.Meta().Version >= 8 {
+			if tb.Type() == "MERGE_ON_READ" && tb.Version() >= 8 {
 				// Compaction merges the logs just written (named by their deltacommit).
 				if _, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true}); err != nil {
 					t.Fatal(err)
@@ -260,7 +260,7 @@ func settingsOf(t *testing.T, b []byte) string {
 // tables used here (simple and complex key generators) decide the partition path.
 func partitionOf(tb *hudi.Table, r row) string {
 	var vals []string
-	for _, f := range tb.Meta().Config.PartitionFields() {
+	for _, f := range tb.Config().PartitionFields() {
 		vals = append(vals, string(mustJSON(r[f])))
 	}
 	return strings.Join(vals, "/")
@@ -279,7 +279,7 @@ func TestWriteDisablesMetadataTable(t *testing.T) {
 	// Give the Spark table a metadata table, as a Hudi writer with the MDT enabled would.
 	os.MkdirAll(filepath.Join(dir, ".hoodie", "metadata", ".hoodie"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "hoodie.properties"), []byte("hoodie.table.name=x_metadata\n"), 0o644)
-	if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
+	if err := openMeta(t, tb).UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	tb, _ = hudi.Open(ctx, dir)
@@ -302,7 +302,7 @@ func TestWriteDisablesMetadataTable(t *testing.T) {
 		t.Error(".hoodie/metadata survived the write")
 	}
 	tb, _ = hudi.Open(ctx, dir)
-	if p := tb.Meta().Config.MetadataPartitions(); len(p) != 0 {
+	if p := tb.Config().MetadataPartitions(); len(p) != 0 {
 		t.Errorf("hoodie.table.metadata.partitions = %v", p)
 	}
 	sameRows(t, "after the write", readRows(t, tb, "id"), model)

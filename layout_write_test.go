@@ -17,6 +17,7 @@ import (
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/write"
 )
 
@@ -107,8 +108,8 @@ func TestWriteTableVersionSetting(t *testing.T) {
 		if err != nil {
 			t.Fatalf("create(%d, %v): %v", tc.version, tc.settings, err)
 		}
-		if int(tb.Meta().Version) != tc.want {
-			t.Errorf("create(%d, %v): version %d, want %d", tc.version, tc.settings, tb.Meta().Version, tc.want)
+		if int(tb.Version()) != tc.want {
+			t.Errorf("create(%d, %v): version %d, want %d", tc.version, tc.settings, tb.Version(), tc.want)
 		}
 	}
 
@@ -136,10 +137,14 @@ func TestWriteTableVersionSetting(t *testing.T) {
 		}
 	}
 	// A version 9 table with change-data capture on (made by another writer) is refused.
-	if err := v9.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.cdc.enabled", "true") }, time.Now()); err != nil {
+	meta, err := table.Open(ctx, v9.Storage())
+	if err != nil {
 		t.Fatal(err)
 	}
-	v9, _ = hudi.Open(ctx, v9.Meta().Storage.Root())
+	if err := meta.UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.cdc.enabled", "true") }, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	v9, _ = hudi.Open(ctx, v9.Storage().Root())
 	_, err = v9.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
 		Settings: map[string]string{"hoodie.datasource.write.partitions.to.delete": "*"}})
 	if !errors.Is(err, write.ErrUnsupported) || !strings.Contains(err.Error(), "change-data capture on timeline layout 2") {
@@ -311,7 +316,7 @@ func TestLayoutTwoMergeModes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := tb.Meta().Config.Props.Get("hoodie.record.merge.mode"); got != tc.mode {
+				if got, _ := tb.Config().Props.Get("hoodie.record.merge.mode"); got != tc.mode {
 					t.Fatalf("hoodie.record.merge.mode = %q", got)
 				}
 				for _, r := range []row{{"id": "a", "ts": json.Number("2"), "v": "newer"}, {"id": "a", "ts": json.Number("1"), "v": "later"}} {

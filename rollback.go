@@ -42,17 +42,11 @@ func (t *Table) Rollback(ctx context.Context, instant string, o RollbackOptions)
 	}
 	var res *RollbackResult
 	run := func() (err error) {
-		res, err = rollback.Run(ctx, t.meta.Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+		res, err = rollback.Run(ctx, t.current().Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 		return err
 	}
-	if o.DryRun {
-		err = run()
-	} else {
-		err = t.underLock(ctx, cfg, o.Logger, "rollback", run)
-	}
 	// Later calls through this handle see the new timeline, also after a partial rollback.
-	t.reload(ctx)
-	return res, err
+	return res, t.change(ctx, cfg, o.Logger, "rollback", o.DryRun, run)
 }
 
 // exactInstant accepts the instant forms Hudi prints (17 or 14 digits); a date would name

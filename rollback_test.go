@@ -259,7 +259,7 @@ func TestRollbackPendingInstants(t *testing.T) {
 	if err != nil || cres.Scheduled == "" {
 		t.Fatalf("schedule: %+v %v", cres, err)
 	}
-	d1 := string(tb.Meta().Timeline.DataInstants()[0].Time)
+	d1 := string(tb.Timeline().DataInstants()[0].Time)
 	if _, err := tb.Rollback(ctx, d2, hudi.RollbackOptions{}); !errors.Is(err, rollback.ErrLaterInstants) {
 		t.Fatalf("rollback below a pending compaction: %v", err)
 	}

@@ -54,14 +54,8 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 	}
 	var res *SavepointResult
 	run := func() (err error) {
-		res, err = savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+		res, err = savepoint.Run(ctx, t.current().Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
 		return err
 	}
-	if o.DryRun {
-		err = run()
-	} else {
-		err = t.underLock(ctx, cfg, o.Logger, "savepoint "+string(op), run)
-	}
-	t.reload(ctx)
-	return res, err
+	return res, t.change(ctx, cfg, o.Logger, "savepoint "+string(op), o.DryRun, run)
 }

@@ -25,7 +25,7 @@ import (
 func scanJSON(t *testing.T, tb *hudi.Table, o hudi.ScanOptions) ([]string, []string) {
 	t.Helper()
 	ctx := context.Background()
-	tb, err := hudi.OpenStorage(ctx, tb.Meta().Storage)
+	tb, err := hudi.OpenStorage(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,15 +208,15 @@ func batchesDDL(t *testing.T, ddl string, rows []row) []arrow.Record {
 func latestSchemaOf(t *testing.T, tb *hudi.Table, instant string) string {
 	t.Helper()
 	ctx := context.Background()
-	tb, err := hudi.OpenStorage(ctx, tb.Meta().Storage)
+	tb, err := hudi.OpenStorage(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, ok := tb.Meta().Timeline.CompletedDataInstant(spec.InstantTime(instant))
+	in, ok := tb.Timeline().CompletedDataInstant(spec.InstantTime(instant))
 	if !ok {
 		t.Fatalf("instant %s is not completed", instant)
 	}
-	cm, err := tb.Meta().CommitMetadata(ctx, in)
+	cm, err := tb.CommitMetadata(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestSchemaOnReadWritesEvolve(t *testing.T) {
 					t.Errorf("latest_schema of the evolving write lacks %s:\n%s", want, ls)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(tb.Meta().Storage.Root(), ".hoodie", ".schema", w3.Instant+".schemacommit")); err != nil {
+			if _, err := os.Stat(filepath.Join(tb.Storage().Root(), ".hoodie", ".schema", w3.Instant+".schemacommit")); err != nil {
 				t.Errorf("no schema history file for the write: %v", err)
 			}
 

@@ -27,7 +27,7 @@ func giveMetadataTable(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
+	if err := openMeta(t, tb).UpdateProperties(ctx, func(p *props.Properties) { p.Set("hoodie.table.metadata.partitions", "files") }, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -35,7 +35,7 @@ func giveMetadataTable(t *testing.T, dir string) {
 func latestDataInstant(t *testing.T, tb *hudi.Table) string {
 	t.Helper()
 	var last string
-	for _, in := range tb.Meta().Timeline.Instants {
+	for _, in := range tb.Timeline().Instants {
 		if in.IsCompleted() && (in.Action == "commit" || in.Action == "deltacommit" || in.Action == "replacecommit") {
 			last = string(in.Time)
 		}
@@ -107,7 +107,7 @@ func TestServicesDisableMetadataTable(t *testing.T) {
 				t.Errorf(".hoodie/metadata survived %s", op.name)
 			}
 			tb, _ = hudi.Open(ctx, dir)
-			if p := tb.Meta().Config.MetadataPartitions(); len(p) != 0 {
+			if p := tb.Config().MetadataPartitions(); len(p) != 0 {
 				t.Errorf("hoodie.table.metadata.partitions = %v after %s", p, op.name)
 			}
 		})
@@ -137,7 +137,7 @@ func TestWritesAndServicesRefuseBootstrapAndCDCTables(t *testing.T) {
 					t.Fatal(err)
 				}
 				instant := latestDataInstant(t, tb)
-				if err := tb.Meta().UpdateProperties(ctx, func(p *props.Properties) {
+				if err := openMeta(t, tb).UpdateProperties(ctx, func(p *props.Properties) {
 					p.Set(feature.key, feature.value)
 					if feature.key == "hoodie.populate.meta.fields" {
 						p.Set("hoodie.table.cdc.enabled", "true")

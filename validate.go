@@ -28,7 +28,7 @@ import (
 // hoodie.clustering.inline and hoodie.clustering.schedule.inline): those are checked
 // unconditionally here too. The rest are hudi-go's own option checks of the services the
 // settings enable (clean, archive, clustering, compaction), run early.
-func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]string) error {
+func (t *Table) validateServiceSettings(cfg *config.Config) error {
 	var errs []error
 	add := func(what string, err error) {
 		if err != nil {
@@ -45,7 +45,7 @@ func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]
 		{config.InlineClustering, timeline.OpClustering}, {config.ScheduleInlineClustering, timeline.OpClustering},
 		{config.AutoClean, timeline.OpClean}, {config.AutoArchive, timeline.OpArchive}} {
 		if cfg.IsSet(svc.key) && cfg.Bool(svc.key) {
-			add(svc.key.Name+"=true", t.meta.CheckLayoutWrites(svc.op))
+			add(svc.key.Name+"=true", t.current().CheckLayoutWrites(svc.op))
 		}
 	}
 	if cfg.Bool(config.InlineCompact) && cfg.Bool(config.ScheduleInlineCompact) {
@@ -68,8 +68,8 @@ func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]
 		_, err := clustering.OptionsFromConfig(cfg)
 		add("inline clustering", err)
 	}
-	if t.meta.Type == spec.MergeOnRead && (cfg.Bool(config.InlineCompact) || cfg.Bool(config.ScheduleInlineCompact)) {
-		_, _, err := compactionOptions(settings)
+	if t.current().Type == spec.MergeOnRead && (cfg.Bool(config.InlineCompact) || cfg.Bool(config.ScheduleInlineCompact)) {
+		_, err := compaction.OptionsFromConfig(cfg)
 		add("inline compaction", err)
 		trigger := CompactionTrigger{Strategy: cfg.String(config.InlineCompactTriggerStrategy)}
 		switch strings.ToUpper(trigger.Strategy) {
@@ -80,26 +80,6 @@ func (t *Table) validateServiceSettings(cfg *config.Config, settings map[string]
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// compactionOptions splits settings into the compaction plan's options and the config of
-// the rest (the new base files' format and the merge memory).
-func compactionOptions(settings map[string]string) (compaction.Options, *config.Config, error) {
-	co, err := compaction.OptionsFromSettings(settings)
-	if err != nil {
-		return co, nil, err
-	}
-	rest := map[string]string{}
-	for k, v := range settings {
-		if k != compaction.KeyTargetIO && k != compaction.KeyStrategy && k != compaction.KeyLogSizeThreshold && k != compaction.KeyLogNumThreshold {
-			rest[k] = v
-		}
-	}
-	cfg := config.New()
-	if _, err := cfg.SetAll(rest); err != nil {
-		return co, nil, err
-	}
-	return co, cfg, nil
 }
 
 // ServiceError is the error of a write that committed but whose inline table service

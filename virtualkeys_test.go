@@ -156,7 +156,7 @@ func TestVirtualKeyBaseFilesMatchSpark(t *testing.T) {
 		})
 	}
 	// Commit metadata carries the schema without meta fields, as the fixture's does.
-	cm, err := tb.Meta().CommitMetadata(ctx, tb.Meta().Timeline.DataInstants()[len(tb.Meta().Timeline.DataInstants())-1])
+	cm, err := tb.CommitMetadata(ctx, tb.Timeline().DataInstants()[len(tb.Timeline().DataInstants())-1])
 	if err != nil {
 		t.Fatal(err)
 	}

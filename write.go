@@ -2,9 +2,9 @@ package hudi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -189,74 +189,23 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 			return write.Options{}, nil, err
 		}
 	}
-	if err := checkTableSettings(t.meta.Config, t.meta.Type, cfg, op); err != nil {
+	m := t.current() // one state for all the checks
+	if err := checkTableSettings(m.Config, m.Type, cfg, op); err != nil {
 		return write.Options{}, nil, err
 	}
-	if err := t.validateServiceSettings(cfg, o.Settings); err != nil {
+	if err := t.validateServiceSettings(cfg); err != nil {
 		return write.Options{}, nil, err
 	}
-	wo := write.Options{
-		Operation:      op,
-		IndexType:      cfg.String(config.IndexType),
-		PayloadClass:   cfg.String(config.PayloadClass),
-		SmallFileLimit: cfg.Long(config.ParquetSmallFileLimit),
-		SmallFileGroupCandidates: func() *int {
-			n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit)
-			return &n
-		}(),
-		RecordSizeEstimate:  cfg.Long(config.CopyOnWriteRecordSizeEstimate),
-		InsertSplitSize:     cfg.Int(config.CopyOnWriteInsertSplitSize),
-		BulkInsertSortMode:  cfg.String(config.BulkInsertSortMode),
-		LogDataBlockFormat:  cfg.String(config.LogFileDataBlockFormat),
-		LogFileMaxSize:      cfg.Long(config.LogFileMaxSize),
-		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize),
-		BucketNumBuckets:    cfg.Int(config.BucketIndexNumBuckets),
-		BucketHashFields:    cfg.List(config.BucketIndexHashField),
-		Logger:              o.Logger,
-		Progress:            o.Progress,
-		Now:                 o.Now,
-		DeleteMarker:        o.DeleteMarker,
-		Prepped:             o.Prepped,
-		AddColumns:          o.AddColumns,
-		WriterProps:         cfg.Explicit(),
-	}
-	setFileFormat(&wo, cfg)
-	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
-	wo.CombineBeforeInsert, wo.CombineBeforeUpsert, wo.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
-	wo.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
-	if cfg.IsSet(config.PopulateMetaFields) {
-		wo.PopulateMetaFields = b(config.PopulateMetaFields)
-	}
-	if cfg.IsSet(config.SchemaEvolutionEnable) {
-		wo.SchemaOnRead = b(config.SchemaEvolutionEnable)
-	}
-	if wo.SmallFileLimit == 0 {
-		wo.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
-	}
-	wo.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
-	if len(t.meta.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
+	if len(m.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
 		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
 		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
 	}
-	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
-		wo.InsertDupPolicy = "drop" // the pre-0.14 switch
-	}
-	switch wo.IndexType {
-	case write.IndexGlobalBloom:
-		wo.UpdatePartitionPath = b(config.BloomIndexUpdatePartitionPath)
-	case write.IndexGlobalSimple:
-		wo.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
-	}
-	wo.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
-	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks
-	// columns (HoodieSparkSqlWriter.reconcileSchemasLegacy): the same nulls.
-	wo.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns) || cfg.Bool(config.ReconcileSchema)
-	tz, _ := t.meta.Config.Props.Get(table.KeyTimelineTimezone)
-	if strings.EqualFold(tz, "UTC") {
-		wo.TimelineZone = time.UTC
-	}
+	wo := write.OptionsFromConfig(cfg, op)
+	wo.Logger, wo.Progress, wo.Now = o.Logger, o.Progress, o.Now
+	wo.DeleteMarker, wo.Prepped, wo.AddColumns = o.DeleteMarker, o.Prepped, o.AddColumns
+	wo.TimelineZone = m.Config.TimelineZone()
 	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
-	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, t.meta.Storage, t.meta.Config.Name()); err != nil {
+	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, m.Storage, m.Config.Name()); err != nil {
 		return write.Options{}, nil, err
 	}
 	if wo.Concurrency.Lock != nil {
@@ -273,7 +222,7 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.Write(ctx, t.meta, batches, wo)
+	res, err := write.Write(ctx, t.current(), batches, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -290,7 +239,7 @@ func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o Write
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.WriteReader(ctx, t.meta, rdr, wo)
+	res, err := write.WriteReader(ctx, t.current(), rdr, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -306,7 +255,7 @@ func (t *Table) AlterSchema(ctx context.Context, change SchemaChange, o WriteOpt
 		return nil, err
 	}
 	defer wo.Concurrency.Close()
-	res, err := write.AlterSchema(ctx, t.meta, change, wo)
+	res, err := write.AlterSchema(ctx, t.current(), change, wo)
 	return t.afterWrite(ctx, cfg, o, res, err)
 }
 
@@ -317,7 +266,9 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 		return nil, err
 	}
 	// Later scans and writes through this handle see the commit.
-	t.reload(ctx)
+	if err := t.reload(ctx); err != nil {
+		return res, &ServiceError{Instant: res.Instant, Err: err}
+	}
 	if err := t.afterCommit(ctx, cfg, o); err != nil {
 		// The write is committed; a failed table service does not undo it (Java logs and
 		// rethrows; the data stays). Report both.
@@ -329,7 +280,7 @@ func (t *Table) afterWrite(ctx context.Context, cfg *config.Config, o WriteOptio
 // afterCommit runs the inline table services Java runs in postCommit, in Java's order:
 // compaction and clustering (runTableServicesInline), then cleaning, then archival (each
 // decides from cfg whether it is enabled).
-func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) error {
+func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOptions) (err error) {
 	// Each service reads the table from storage, and those that read this handle's
 	// metadata (compaction, clustering) come after the write's reload or a service that
 	// reloads when it changes the table. Each service reports whether it changed the
@@ -339,7 +290,7 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 	changed := false
 	defer func() {
 		if changed {
-			t.reload(ctx)
+			err = errors.Join(err, t.reload(ctx))
 		}
 	}()
 	services := []struct {
@@ -358,20 +309,4 @@ func (t *Table) afterCommit(ctx context.Context, cfg *config.Config, o WriteOpti
 		changed = changed || c
 	}
 	return nil
-}
-
-// setFileFormat sets the base-file settings every writer of base files shares (writes,
-// clustering, compaction): codec, page, block and file sizes, dictionary encoding and
-// the bloom filter.
-func setFileFormat(wo *write.Options, cfg *config.Config) {
-	wo.Compression = cfg.String(config.ParquetCompressionCodec)
-	wo.PageSize = cfg.Long(config.ParquetPageSize)
-	wo.BlockSize = cfg.Long(config.ParquetBlockSize)
-	wo.MaxFileSize = cfg.Long(config.ParquetMaxFileSize)
-	dict := cfg.Bool(config.ParquetDictionaryEnabled)
-	wo.Dictionary = &dict
-	wo.BloomType = cfg.String(config.BloomFilterType)
-	wo.BloomNumEntries = cfg.Int(config.BloomNumEntries)
-	wo.BloomFPP = cfg.Double(config.BloomFPP)
-	wo.BloomMaxEntries = cfg.Int(config.BloomDynamicMaxEntries)
 }

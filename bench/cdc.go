@@ -15,6 +15,8 @@ import (
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/table"
 )
 
 // W9: the cost of change-data capture on writes. The same writes as W2 (a COW upsert of
@@ -32,11 +34,11 @@ func (r *runner) cdcBase(base, mode string) (string, error) {
 	if err := cloneTable(base, dir); err != nil {
 		return "", err
 	}
-	tb, err := hudi.Open(r.ctx, dir)
+	tb, err := table.Open(r.ctx, local.New(dir))
 	if err != nil {
 		return "", err
 	}
-	err = tb.Meta().UpdateProperties(r.ctx, func(p *props.Properties) {
+	err = tb.UpdateProperties(r.ctx, func(p *props.Properties) {
 		p.Set("hoodie.table.cdc.enabled", "true")
 		p.Set("hoodie.table.cdc.supplemental.logging.mode", mode)
 	}, time.Now())
@@ -189,7 +191,7 @@ func lastInstant(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data := tb.Meta().Timeline.DataInstants()
+	data := tb.Timeline().DataInstants()
 	if len(data) == 0 {
 		return "", fmt.Errorf("%s has no commit", dir)
 	}

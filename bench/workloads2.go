@@ -32,7 +32,7 @@ func (r *runner) synthTimeline(commits, files int) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	avsc := tb.Meta().Config.CreateSchema()
+	avsc := tb.Config().CreateSchema()
 	commitJSON := []byte(fmt.Sprintf(`{"partitionToWriteStats":{},"compacted":false,"extraMetadata":{"schema":%q},"operationType":"UPSERT"}`, avsc))
 	const partitions = 100
 	for p := 0; p < partitions; p++ {

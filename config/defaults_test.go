@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/hudi-go/hudi/format/parquet"
 )
 
 func TestParseDefaultsFile(t *testing.T) {
@@ -98,5 +100,20 @@ func TestParseDefaultsFileEmptyAndLongLines(t *testing.T) {
 	c, err = LoadDefaultsFile(strings.NewReader("hoodie.avro.schema=" + schema + "\n"))
 	if err != nil || c.String(AvroSchema) != schema {
 		t.Errorf("long line: len %d, %v", len(c.String(AvroSchema)), err)
+	}
+}
+
+// The Parquet writer's own defaults (format/parquet sits beside config and cannot import
+// it) are the registry's.
+func TestParquetWriterDefaultsAreRegistered(t *testing.T) {
+	var defaults *Config
+	if got, want := parquet.DefaultCompression, defaults.String(ParquetCompressionCodec); got != want {
+		t.Errorf("parquet.DefaultCompression %q, %s default %q", got, ParquetCompressionCodec.Name, want)
+	}
+	if got, want := int64(parquet.DefaultPageSize), defaults.Long(ParquetPageSize); got != want {
+		t.Errorf("parquet.DefaultPageSize %d, %s default %d", got, ParquetPageSize.Name, want)
+	}
+	if got, want := int64(parquet.DefaultBlockSize), defaults.Long(ParquetBlockSize); got != want {
+		t.Errorf("parquet.DefaultBlockSize %d, %s default %d", got, ParquetBlockSize.Name, want)
 	}
 }

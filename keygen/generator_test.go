@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/hudi-go/hudi/config"
 )
 
 // testRecord builds a one-column-per-entry record; values are appended with the builder's
@@ -204,8 +206,8 @@ func TestCustomKeyGenerator(t *testing.T) {
 		[]string{"k1", "k2"}, []string{"eu/west", "<null>"}, []string{"1705311000000", "<null>"})
 	props := map[string]string{
 		"hoodie.deltastreamer.keygen.timebased.timestamp.type": "EPOCHMILLISECONDS", // legacy prefix
-		OutputDateFormatKey: "yyyy-MM-dd",
-		TimezoneKey:         "Asia/Kolkata",
+		config.TimestampOutputDateFormat.Name:                  "yyyy-MM-dd",
+		config.TimestampTimezone.Name:                          "Asia/Kolkata",
 	}
 	for _, tc := range []struct {
 		hive, enc bool
@@ -349,34 +351,34 @@ func TestTimestampTypes(t *testing.T) {
 		want  []string // "!" = error
 		hive  bool
 	}{
-		{"unix seconds", i64, map[string]string{TimestampTypeKey: "UNIX_TIMESTAMP", OutputDateFormatKey: "yyyy/MM/dd"},
+		{"unix seconds", i64, map[string]string{config.TimestampType.Name: "UNIX_TIMESTAMP", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd"},
 			[]string{"1705311000", "<null>"}, []string{"2024/01/15", "1970/01/01"}, false},
-		{"epoch millis hive", i64, map[string]string{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy-MM-dd-HH"},
+		{"epoch millis hive", i64, map[string]string{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy-MM-dd-HH"},
 			[]string{"1705311000000"}, []string{"v=2024-01-15-09"}, true},
-		{"epoch micros zone", i64, map[string]string{TimestampTypeKey: "EPOCHMICROSECONDS", OutputDateFormatKey: "yyyyMMddHH", TimezoneKey: "America/New_York"},
+		{"epoch micros zone", i64, map[string]string{config.TimestampType.Name: "EPOCHMICROSECONDS", config.TimestampOutputDateFormat.Name: "yyyyMMddHH", config.TimestampTimezone.Name: "America/New_York"},
 			[]string{"1705311000000000"}, []string{"2024011504"}, false},
-		{"timestamp column as micros", ts, map[string]string{TimestampTypeKey: "EPOCHMICROSECONDS", OutputDateFormatKey: "yyyy/MM/dd"},
+		{"timestamp column as micros", ts, map[string]string{config.TimestampType.Name: "EPOCHMICROSECONDS", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd"},
 			[]string{"2024-01-15T09:30:00Z"}, []string{"2024/01/15"}, false},
-		{"timestamp column with wrong unit", ts, map[string]string{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy"},
+		{"timestamp column with wrong unit", ts, map[string]string{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy"},
 			[]string{"2024-01-15T09:30:00Z"}, []string{"56009"}, false},
-		{"scalar days", i64, map[string]string{TimestampTypeKey: "SCALAR", TimestampScalarUnitKey: "days", OutputDateFormatKey: "yyyy-MM-dd"},
+		{"scalar days", i64, map[string]string{config.TimestampType.Name: "SCALAR", config.TimestampScalarTimeUnit.Name: "days", config.TimestampOutputDateFormat.Name: "yyyy-MM-dd"},
 			[]string{"19737"}, []string{"2024-01-15"}, false},
-		{"scalar default seconds", f64, map[string]string{TimestampTypeKey: "SCALAR", OutputDateFormatKey: "yyyy-MM-dd HH:mm:ss"},
+		{"scalar default seconds", f64, map[string]string{config.TimestampType.Name: "SCALAR", config.TimestampOutputDateFormat.Name: "yyyy-MM-dd HH:mm:ss"},
 			[]string{"1705311000.9"}, []string{"2024-01-15 09:30:00"}, false},
-		{"date column is epoch days in unit", date, map[string]string{TimestampTypeKey: "SCALAR", TimestampScalarUnitKey: "DAYS", OutputDateFormatKey: "yyyy/MM/dd"},
+		{"date column is epoch days in unit", date, map[string]string{config.TimestampType.Name: "SCALAR", config.TimestampScalarTimeUnit.Name: "DAYS", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd"},
 			[]string{"2024-01-15"}, []string{"2024/01/15"}, false},
-		{"date string", s, map[string]string{TimestampTypeKey: "DATE_STRING", InputDateFormatKey: "yyyy-MM-dd'T'HH:mm:ss.SSSZ", OutputDateFormatKey: "yyyy/MM/dd/HH"},
+		{"date string", s, map[string]string{config.TimestampType.Name: "DATE_STRING", config.TimestampInputDateFormat.Name: "yyyy-MM-dd'T'HH:mm:ss.SSSZ", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd/HH"},
 			[]string{"2024-01-15T10:30:00.000Z", "2024-01-15T10:30:00.000+0530", "<null>", "", "garbage"},
 			[]string{"2024/01/15/10", "2024/01/15/10", "1970/01/01/00", "!", "!"}, false},
-		{"date string output zone", s, map[string]string{TimestampTypeKey: "DATE_STRING", InputDateFormatKey: "yyyy-MM-dd'T'HH:mm:ss.SSSZ", OutputDateFormatKey: "yyyy/MM/dd/HH", OutputTimezoneKey: "UTC"},
+		{"date string output zone", s, map[string]string{config.TimestampType.Name: "DATE_STRING", config.TimestampInputDateFormat.Name: "yyyy-MM-dd'T'HH:mm:ss.SSSZ", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd/HH", config.TimestampOutputTimezone.Name: "UTC"},
 			[]string{"2024-01-15T10:30:00.000+0530"}, []string{"2024/01/15/05"}, false},
-		{"date string list", s, map[string]string{TimestampTypeKey: "MIXED", InputDateFormatKey: "yyyy-MM-dd HH:mm:ss|yyyyMMdd", InputDateFormatDelimKey: "\\|", OutputDateFormatKey: "yyyy-MM-dd", InputTimezoneKey: "Asia/Tokyo", OutputTimezoneKey: "UTC"},
+		{"date string list", s, map[string]string{config.TimestampType.Name: "MIXED", config.TimestampInputDateFormat.Name: "yyyy-MM-dd HH:mm:ss|yyyyMMdd", config.TimestampInputDateFormatListDelimiterRegex.Name: "\\|", config.TimestampOutputDateFormat.Name: "yyyy-MM-dd", config.TimestampInputTimezone.Name: "Asia/Tokyo", config.TimestampOutputTimezone.Name: "UTC"},
 			[]string{"2024-01-15 08:00:00", "20240115"}, []string{"2024-01-14", "2024-01-14"}, false},
-		{"date string rejects numbers", i64, map[string]string{TimestampTypeKey: "DATE_STRING", InputDateFormatKey: "yyyy", OutputDateFormatKey: "yyyy"},
+		{"date string rejects numbers", i64, map[string]string{config.TimestampType.Name: "DATE_STRING", config.TimestampInputDateFormat.Name: "yyyy", config.TimestampOutputDateFormat.Name: "yyyy"},
 			[]string{"2024"}, []string{"!"}, false},
-		{"numeric string lenient", s, map[string]string{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy/MM/dd/HH"},
+		{"numeric string lenient", s, map[string]string{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy/MM/dd/HH"},
 			[]string{"1705367700000", "abc"}, []string{"2024/01/16/01", "!"}, false},
-		{"url encoded output", i64, map[string]string{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy-MM-dd HH:mm"},
+		{"url encoded output", i64, map[string]string{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy-MM-dd HH:mm"},
 			[]string{"0"}, []string{"1970-01-01 00%3A00"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -401,14 +403,14 @@ func TestTimestampTypes(t *testing.T) {
 	}
 	s1 := arrow.NewSchema([]arrow.Field{str("id"), s}, nil)
 	for _, props := range []map[string]string{
-		{OutputDateFormatKey: "yyyy"},
-		{TimestampTypeKey: "EPOCH", OutputDateFormatKey: "yyyy"},
-		{TimestampTypeKey: "EPOCHMILLISECONDS"},
-		{TimestampTypeKey: "DATE_STRING", OutputDateFormatKey: "yyyy"},
-		{TimestampTypeKey: "DATE_STRING", InputDateFormatKey: "yyyy-qq", OutputDateFormatKey: "yyyy"},
-		{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy 'unterminated"},
-		{TimestampTypeKey: "SCALAR", TimestampScalarUnitKey: "FORTNIGHTS", OutputDateFormatKey: "yyyy"},
-		{TimestampTypeKey: "EPOCHMILLISECONDS", OutputDateFormatKey: "yyyy", TimezoneKey: "Mars/Olympus"},
+		{config.TimestampOutputDateFormat.Name: "yyyy"},
+		{config.TimestampType.Name: "EPOCH", config.TimestampOutputDateFormat.Name: "yyyy"},
+		{config.TimestampType.Name: "EPOCHMILLISECONDS"},
+		{config.TimestampType.Name: "DATE_STRING", config.TimestampOutputDateFormat.Name: "yyyy"},
+		{config.TimestampType.Name: "DATE_STRING", config.TimestampInputDateFormat.Name: "yyyy-qq", config.TimestampOutputDateFormat.Name: "yyyy"},
+		{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy 'unterminated"},
+		{config.TimestampType.Name: "SCALAR", config.TimestampScalarTimeUnit.Name: "FORTNIGHTS", config.TimestampOutputDateFormat.Name: "yyyy"},
+		{config.TimestampType.Name: "EPOCHMILLISECONDS", config.TimestampOutputDateFormat.Name: "yyyy", config.TimestampTimezone.Name: "Mars/Olympus"},
 	} {
 		if _, err := New(Options{KeyGenerator: "TIMESTAMP", RecordKeyFields: []string{"id"}, PartitionFields: []string{"v"}, Props: props}, s1); err == nil {
 			t.Errorf("props %v accepted", props)

@@ -8,22 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hudi-go/hudi/config"
 )
 
-// Timestamp key generator settings (TimestampKeyGeneratorConfig). Every key is looked up
-// under the current prefix first, then the legacy deltastreamer one, then the 1.x streamer
-// one.
-const (
-	TimestampTypeKey        = "hoodie.keygen.timebased.timestamp.type"
-	TimestampScalarUnitKey  = "hoodie.keygen.timebased.timestamp.scalar.time.unit"
-	InputDateFormatKey      = "hoodie.keygen.timebased.input.dateformat"
-	InputDateFormatDelimKey = "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex"
-	InputTimezoneKey        = "hoodie.keygen.timebased.input.timezone"
-	OutputDateFormatKey     = "hoodie.keygen.timebased.output.dateformat"
-	OutputTimezoneKey       = "hoodie.keygen.timebased.output.timezone"
-	TimezoneKey             = "hoodie.keygen.timebased.timezone"
-)
-
+// The timestamp key generator settings (TimestampKeyGeneratorConfig) are config's
+// Timestamp* keys. Every key is looked up under the current prefix first, then the legacy
+// deltastreamer one, then the 1.x streamer one.
 var timebasedAltPrefixes = []string{"hoodie.deltastreamer.keygen.timebased.", "hoodie.streamer.keygen.timebased."}
 
 // prop returns the value of a timebased key, trying the legacy prefixes too.
@@ -56,9 +47,9 @@ type tsConfig struct {
 
 func newTSConfig(props map[string]string) (*tsConfig, error) {
 	c := &tsConfig{}
-	typ, ok := prop(props, TimestampTypeKey)
+	typ, ok := prop(props, config.TimestampType.Name)
 	if !ok || strings.TrimSpace(typ) == "" {
-		return nil, fmt.Errorf("timestamp key generator: %s is required (UNIX_TIMESTAMP, DATE_STRING, MIXED, EPOCHMILLISECONDS, EPOCHMICROSECONDS, SCALAR)", TimestampTypeKey)
+		return nil, fmt.Errorf("timestamp key generator: %s is required (UNIX_TIMESTAMP, DATE_STRING, MIXED, EPOCHMILLISECONDS, EPOCHMICROSECONDS, SCALAR)", config.TimestampType.Name)
 	}
 	c.typ = strings.TrimSpace(typ)
 	switch c.typ {
@@ -69,46 +60,46 @@ func newTSConfig(props map[string]string) (*tsConfig, error) {
 	case "UNIX_TIMESTAMP":
 		c.toMillis = unitToMillis(time.Second)
 	case "SCALAR":
-		u, _ := prop(props, TimestampScalarUnitKey)
+		u, _ := prop(props, config.TimestampScalarTimeUnit.Name)
 		if u == "" {
 			u = "SECONDS"
 		}
 		d, ok := javaTimeUnits[strings.ToUpper(strings.TrimSpace(u))]
 		if !ok {
-			return nil, fmt.Errorf("timestamp key generator: %s=%q is not a java.util.concurrent.TimeUnit (NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS)", TimestampScalarUnitKey, u)
+			return nil, fmt.Errorf("timestamp key generator: %s=%q is not a java.util.concurrent.TimeUnit (NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS)", config.TimestampScalarTimeUnit.Name, u)
 		}
 		c.toMillis = unitToMillis(d)
 	case "DATE_STRING", "MIXED":
-		in, _ := prop(props, InputDateFormatKey)
+		in, _ := prop(props, config.TimestampInputDateFormat.Name)
 		if strings.TrimSpace(in) == "" {
-			return nil, fmt.Errorf("timestamp key generator: %s is required when %s=%s", InputDateFormatKey, TimestampTypeKey, c.typ)
+			return nil, fmt.Errorf("timestamp key generator: %s is required when %s=%s", config.TimestampInputDateFormat.Name, config.TimestampType.Name, c.typ)
 		}
-		delim, _ := prop(props, InputDateFormatDelimKey)
+		delim, _ := prop(props, config.TimestampInputDateFormatListDelimiterRegex.Name)
 		delim = strings.TrimSpace(delim)
 		if delim == "" {
 			delim = ","
 		}
 		re, err := regexp.Compile(delim)
 		if err != nil {
-			return nil, fmt.Errorf("timestamp key generator: %s=%q is not a valid regex: %v", InputDateFormatDelimKey, delim, err)
+			return nil, fmt.Errorf("timestamp key generator: %s=%q is not a valid regex: %v", config.TimestampInputDateFormatListDelimiterRegex.Name, delim, err)
 		}
 		for _, p := range re.Split(in, -1) {
 			dp, err := CompileDatePattern(strings.TrimSpace(p))
 			if err != nil {
-				return nil, fmt.Errorf("timestamp key generator: %s: %w", InputDateFormatKey, err)
+				return nil, fmt.Errorf("timestamp key generator: %s: %w", config.TimestampInputDateFormat.Name, err)
 			}
 			c.inputs = append(c.inputs, dp)
 		}
 	default:
-		return nil, fmt.Errorf("timestamp key generator: %s=%q is not one of UNIX_TIMESTAMP, DATE_STRING, MIXED, EPOCHMILLISECONDS, EPOCHMICROSECONDS, SCALAR", TimestampTypeKey, c.typ)
+		return nil, fmt.Errorf("timestamp key generator: %s=%q is not one of UNIX_TIMESTAMP, DATE_STRING, MIXED, EPOCHMILLISECONDS, EPOCHMICROSECONDS, SCALAR", config.TimestampType.Name, c.typ)
 	}
-	out, ok := prop(props, OutputDateFormatKey)
+	out, ok := prop(props, config.TimestampOutputDateFormat.Name)
 	if !ok || out == "" {
-		return nil, fmt.Errorf("timestamp key generator: %s is required", OutputDateFormatKey)
+		return nil, fmt.Errorf("timestamp key generator: %s is required", config.TimestampOutputDateFormat.Name)
 	}
 	dp, err := CompileDatePattern(out)
 	if err != nil {
-		return nil, fmt.Errorf("timestamp key generator: %s: %w", OutputDateFormatKey, err)
+		return nil, fmt.Errorf("timestamp key generator: %s: %w", config.TimestampOutputDateFormat.Name, err)
 	}
 	c.output = dp
 	// As HoodieDateTimeParser: the shared timezone key, when present, sets both sides;
@@ -124,16 +115,16 @@ func newTSConfig(props map[string]string) (*tsConfig, error) {
 		}
 		return l, nil
 	}
-	if _, ok := prop(props, TimezoneKey); ok {
-		if c.inLoc, err = zone(TimezoneKey); err != nil {
+	if _, ok := prop(props, config.TimestampTimezone.Name); ok {
+		if c.inLoc, err = zone(config.TimestampTimezone.Name); err != nil {
 			return nil, err
 		}
 		c.outLoc = c.inLoc
 	} else {
-		if c.inLoc, err = zone(InputTimezoneKey); err != nil {
+		if c.inLoc, err = zone(config.TimestampInputTimezone.Name); err != nil {
 			return nil, err
 		}
-		if c.outLoc, err = zone(OutputTimezoneKey); err != nil {
+		if c.outLoc, err = zone(config.TimestampOutputTimezone.Name); err != nil {
 			return nil, err
 		}
 	}
@@ -196,7 +187,7 @@ func (c *tsConfig) format(v jval) (string, error) {
 	parsedLoc := (*time.Location)(nil)
 	numeric := func(n int64) error {
 		if c.toMillis == nil {
-			return fmt.Errorf("%s=%s takes date strings, not the number %d (Java: %s is not specified but scalar it supplied as time value)", TimestampTypeKey, c.typ, n, TimestampScalarUnitKey)
+			return fmt.Errorf("%s=%s takes date strings, not the number %d (Java: %s is not specified but scalar it supplied as time value)", config.TimestampType.Name, c.typ, n, config.TimestampScalarTimeUnit.Name)
 		}
 		ms = c.toMillis(n)
 		return nil
@@ -230,7 +221,7 @@ func (c *tsConfig) format(v jval) (string, error) {
 			// still be able to place such rows.
 			n, err := strconv.ParseInt(strings.TrimSpace(v.s), 10, 64)
 			if err != nil {
-				return "", fmt.Errorf("%s=%s needs a number, got string %q (Java: missing input formatter; set %s and use DATE_STRING)", TimestampTypeKey, c.typ, v.s, InputDateFormatKey)
+				return "", fmt.Errorf("%s=%s needs a number, got string %q (Java: missing input formatter; set %s and use DATE_STRING)", config.TimestampType.Name, c.typ, v.s, config.TimestampInputDateFormat.Name)
 			}
 			ms = c.toMillis(n)
 			break

@@ -6,9 +6,10 @@ package merge
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hudi-go/hudi/spec"
 )
 
 // Mode is the record merge mode.
@@ -38,8 +39,9 @@ const (
 	PartialUpdatePayload = "org.apache.hudi.common.model.PartialUpdateAvroPayload"
 )
 
-// ErrUnsupportedPayload marks a payload class whose merge hudi-go does not implement yet.
-var ErrUnsupportedPayload = errors.New("payload class not supported by hudi-go yet")
+// ErrUnsupportedPayload marks a payload class whose merge hudi-go does not implement yet
+// (matches spec.ErrUnsupported).
+var ErrUnsupportedPayload = spec.Unsupported("payload class not supported by hudi-go yet")
 
 // ModeFor derives the merge mode from table config: hoodie.record.merge.mode when set
 // (v8+), else the payload class (v6), else event time when an ordering field exists.

@@ -35,7 +35,7 @@ type row = map[string]any
 func writeRows(t *testing.T, tb *hudi.Table, op string, rows []row, settings map[string]string) {
 	t.Helper()
 	ctx := context.Background()
-	avro, err := tb.Meta().SchemaAt(ctx, "")
+	avro, err := tb.SchemaAt(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

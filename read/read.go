@@ -1,5 +1,5 @@
-// Package read plans and runs Hudi queries — snapshot, time travel, read-optimized and
-// incremental — over a table, producing a stream of Arrow record batches in the table
+// Package read plans and runs Hudi queries — snapshot, time travel, read-optimized,
+// incremental and CDC — over a table, producing a stream of Arrow record batches in the table
 // schema. Planning resolves the schema and the file slices; running reads one slice per
 // worker with bounded memory.
 package read

@@ -54,7 +54,7 @@ func TestRetentionGuardArchived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first := tbl.Meta().Timeline.DataInstants()[0].Time; string(first) == instants[0] {
+	if first := tbl.Timeline().DataInstants()[0].Time; string(first) == instants[0] {
 		t.Fatalf("nothing archived (first active commit %s): the test needs archived commits", first)
 	}
 	_, err = tbl.Scan(ctx, hudi.ScanOptions{AsOf: instants[0]})

@@ -7,26 +7,22 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/sql/parser"
-	"github.com/hudi-go/hudi/write"
 )
-
-// keySchemaOnRead turns on Hudi's schema evolution on read for the session (SET) or a
-// table (TBLPROPERTIES), as the seed describes.
-const keySchemaOnRead = "hoodie.schema.on.read.enable"
 
 // schemaOnRead reads hoodie.schema.on.read.enable from the session, then the table's
 // properties: set reports whether it was given at all.
 func (e *Engine) schemaOnRead(h *hudiTable) (on, set bool, err error) {
-	v, ok := e.setting(h, keySchemaOnRead)
+	v, ok := e.setting(h, config.SchemaEvolutionEnable.Name)
 	if !ok {
 		return false, false, nil
 	}
 	b, err := strconv.ParseBool(strings.TrimSpace(v))
 	if err != nil {
-		return false, true, fmt.Errorf("%s=%q is not a boolean", keySchemaOnRead, v)
+		return false, true, fmt.Errorf("%s=%q is not a boolean", config.SchemaEvolutionEnable.Name, v)
 	}
 	return b, true, nil
 }
@@ -73,7 +69,7 @@ func (e *Engine) execAlterColumns(ctx context.Context, s *parser.AlterColumns) (
 			how = "it is false"
 		}
 		err = fmt.Errorf("%s needs schema evolution on read, and %s is off (%s): SET %s=true, or set it in the table's TBLPROPERTIES",
-			s.Kind, keySchemaOnRead, how, keySchemaOnRead)
+			s.Kind, config.SchemaEvolutionEnable.Name, how, config.SchemaEvolutionEnable.Name)
 	}
 	if err != nil {
 		return nil, atPos(s.Pos, fmt.Errorf("ALTER TABLE %s %s: %w", h.label(), s.Kind, err))
@@ -128,7 +124,7 @@ func (e *Engine) alterColumns(ctx context.Context, h *hudiTable, s *parser.Alter
 		change.Update = []internalschema.UpdateColumn{up}
 		what = "altered column " + up.Name
 	case len(s.Drop) > 0:
-		cur, _, err := write.CurrentInternalSchema(ctx, h.t.Meta())
+		cur, _, err := h.t.CurrentInternalSchema(ctx)
 		if err != nil {
 			return fail(err)
 		}
@@ -168,12 +164,12 @@ func (e *Engine) checkQuerySchemaOnRead(ctx context.Context, h *hudiTable) error
 	if err != nil || !set || on {
 		return err
 	}
-	cur, err := h.t.Meta().InternalSchemaAt(ctx, "")
+	cur, err := h.t.InternalSchemaAt(ctx, "")
 	if err != nil || cur == nil {
 		return err
 	}
 	return fmt.Errorf("table %s evolved its schema on read (InternalSchema version %d) and %s=false: hudi-go reads it by column id only; unset the setting or set it to true",
-		h.label(), cur.VersionID, keySchemaOnRead)
+		h.label(), cur.VersionID, config.SchemaEvolutionEnable.Name)
 }
 
 // internalType converts a Spark DDL type into an InternalSchema type (ids are assigned by

@@ -48,7 +48,7 @@ VALUES
 			if err != nil {
 				t.Fatal(err)
 			}
-			if k := h.t.Meta().Config.RecordKeyFields(); len(k) != 0 {
+			if k := h.t.Config().RecordKeyFields(); len(k) != 0 {
 				t.Errorf("record key fields %v", k)
 			}
 			keysQ := "SELECT rider, _hoodie_record_key AS k, fare FROM hudi_table ORDER BY rider"

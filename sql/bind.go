@@ -30,7 +30,7 @@ func (h *hudiTable) label() string {
 // schema is the table's current schema without meta fields, with the partition columns a
 // drop.partition.columns table leaves out of its commit schemas (statements name them).
 func (h *hudiTable) schema(ctx context.Context) (*arrow.Schema, error) {
-	sc, err := h.t.Meta().InputSchema(ctx)
+	sc, err := h.t.InputSchema(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", h.label(), err)
 	}

@@ -22,14 +22,14 @@ import (
 // key, precombine field, type and partitioning given must be its own — a definition that
 // differs fails instead of registering a table unlike the one written.
 func sameDefinition(ctx context.Context, t *hudi.Table, s *parser.CreateTable, cs *createSpec) error {
-	cfg := t.Meta().Config
+	cfg := t.Config()
 	if len(cs.keys) > 0 && !strings.EqualFold(strings.Join(cs.keys, ","), strings.Join(cfg.RecordKeyFields(), ",")) {
 		return fmt.Errorf("primaryKey %s, the table's record key is %s", strings.Join(cs.keys, ","), strings.Join(cfg.RecordKeyFields(), ","))
 	}
 	if cs.precombine != "" && !strings.EqualFold(cs.precombine, strings.Join(cfg.OrderingFields(), ",")) {
 		return fmt.Errorf("preCombineField %s, the table's is %q", cs.precombine, strings.Join(cfg.OrderingFields(), ","))
 	}
-	if typ := t.Meta().Type; s.Properties != nil && hasProp(s, "type") && !strings.EqualFold(cs.typ, typeShort(string(typ))) {
+	if typ := t.Type(); s.Properties != nil && hasProp(s, "type") && !strings.EqualFold(cs.typ, typeShort(string(typ))) {
 		return fmt.Errorf("type %s, the table is %s", cs.typ, typ)
 	}
 	if len(s.PartitionedBy) > 0 && !strings.EqualFold(strings.Join(s.PartitionedBy, ","), strings.Join(cfg.PartitionFields(), ",")) {
@@ -38,7 +38,7 @@ func sameDefinition(ctx context.Context, t *hudi.Table, s *parser.CreateTable, c
 	if len(s.Columns) == 0 {
 		return nil
 	}
-	sc, err := t.Meta().InputSchema(ctx)
+	sc, err := t.InputSchema(ctx)
 	if err != nil || sc == nil {
 		return fmt.Errorf("its schema cannot be read: %v", err)
 	}
@@ -171,7 +171,7 @@ func (e *Engine) execShow(ctx context.Context, s *parser.Show) (*Result, error) 
 	if err != nil {
 		return fail(err)
 	}
-	cfg := h.t.Meta().Config
+	cfg := h.t.Config()
 	switch s.What {
 	case "COLUMNS":
 		var rows [][]any
@@ -224,8 +224,8 @@ func (e *Engine) execShow(ctx context.Context, s *parser.Show) (*Result, error) 
 // and precombine field under Spark SQL's names, and the hoodie.* properties of CREATE TABLE
 // and ALTER TABLE … SET TBLPROPERTIES.
 func tableProperties(h *hudiTable) map[string]string {
-	cfg := h.t.Meta().Config
-	props := map[string]string{"provider": "hudi", "type": typeShort(string(h.t.Meta().Type))}
+	cfg := h.t.Config()
+	props := map[string]string{"provider": "hudi", "type": typeShort(string(h.t.Type()))}
 	if k := cfg.RecordKeyFields(); len(k) > 0 {
 		props["primaryKey"] = strings.Join(k, ",")
 	}
@@ -260,7 +260,7 @@ func showCreate(h *hudiTable, fields []arrow.Field) string {
 		fmt.Fprintf(&b, "  %s %s%s%s\n", f.Name, strings.ToUpper(sparkType(f.Type)), nn, sep)
 	}
 	b.WriteString("USING hudi\n")
-	cfg := h.t.Meta().Config
+	cfg := h.t.Config()
 	if p := cfg.PartitionFields(); len(p) > 0 {
 		fmt.Fprintf(&b, "PARTITIONED BY (%s)\n", strings.Join(p, ", "))
 	}
@@ -290,12 +290,8 @@ func showCreate(h *hudiTable, fields []arrow.Field) string {
 // stored (hive-style or not). Java lists partition directories; a partition emptied by a
 // delete_partition is left out here (hudi-go's choice, documented in docs/sql.md).
 func tablePartitions(ctx context.Context, h *hudiTable) ([]string, error) {
-	m := h.t.Meta()
-	listing, err := m.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	view, err := m.View(ctx, listing, "")
+	m := h.t
+	view, err := m.View(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +467,7 @@ func (e *Engine) execRename(ctx context.Context, s *parser.AlterRename) (*Result
 // partitionPath is the partition path a full PARTITION (c = v, …) spec names, as the
 // table's key generator writes it (hive-style or not).
 func (e *Engine) partitionPath(ctx context.Context, b *binder, h *hudiTable, spec []parser.PartitionValue) (string, error) {
-	cfg := h.t.Meta().Config
+	cfg := h.t.Config()
 	fields := cfg.PartitionFields()
 	if len(fields) == 0 {
 		return "", fmt.Errorf("table %s is not partitioned", h.label())
@@ -584,7 +580,7 @@ func (e *Engine) execTruncate(ctx context.Context, b *binder, s *parser.Truncate
 			return fail(fmt.Errorf("partition %s not found", p))
 		}
 		parts = []string{p}
-	} else if len(h.t.Meta().Config.PartitionFields()) == 0 {
+	} else if len(h.t.Config().PartitionFields()) == 0 {
 		return fail(errors.New("truncating a non-partitioned table is not supported yet (DELETE FROM removes its rows)"))
 	}
 	if len(parts) == 0 {
@@ -622,7 +618,7 @@ func (e *Engine) execCreateLike(ctx context.Context, b *binder, s *parser.Create
 	for _, f := range tsc.Fields() {
 		ct.Columns = append(ct.Columns, parser.ColumnDef{Name: f.Name, Type: strings.ToUpper(sparkType(f.Type)), NotNull: !f.Nullable})
 	}
-	cfg := src.t.Meta().Config
+	cfg := src.t.Config()
 	ct.PartitionedBy = cfg.PartitionFields()
 	props := tableProperties(src)
 	delete(props, "provider")

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -25,8 +26,6 @@ var createAliases = map[string]string{
 	"precombinefield": "hoodie.datasource.write.precombine.field",
 	"payloadclass":    "hoodie.datasource.write.payload.class",
 }
-
-const keyHiveStyle = "hoodie.datasource.write.hive_style_partitioning"
 
 // createSpec is CREATE TABLE's options after reading TBLPROPERTIES/OPTIONS.
 type createSpec struct {
@@ -63,7 +62,7 @@ func readCreateProps(s *parser.CreateTable) (*createSpec, error) {
 		case "hoodie.datasource.write.precombine.field", "hoodie.table.precombine.field":
 			cs.precombine = strings.TrimSpace(p.Value)
 			continue
-		case keyHiveStyle:
+		case config.HiveStylePartitioning.Name:
 			cs.hiveStyle = !strings.EqualFold(strings.TrimSpace(p.Value), "false")
 		}
 		if strings.HasPrefix(lk, "hoodie.") {
@@ -255,7 +254,7 @@ func (e *Engine) execCreate(ctx context.Context, b *binder, s *parser.CreateTabl
 		return fail(err)
 	}
 	if s.AsSelect == nil {
-		return &Result{Kind: kind, Summary: fmt.Sprintf("%s %s: created %s table at %s", kind, label, t.Meta().Type, path)}, nil
+		return &Result{Kind: kind, Summary: fmt.Sprintf("%s %s: created %s table at %s", kind, label, t.Type(), path)}, nil
 	}
 	// CTAS writes with bulk_insert, as Hudi 0.14's CreateHoodieTableAsSelectCommand does. A
 	// failed write removes the new table again, so the statement leaves nothing behind.
@@ -431,7 +430,7 @@ func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result,
 	for _, f := range tsc.Fields() {
 		rows = append(rows, []any{f.Name, sparkType(f.Type), nil})
 	}
-	cfg := h.t.Meta().Config
+	cfg := h.t.Config()
 	if part := cfg.PartitionFields(); len(part) > 0 {
 		rows = append(rows, []any{"# Partition Information", "", ""}, []any{"# col_name", "data_type", "comment"})
 		for _, p := range part {
@@ -454,8 +453,8 @@ func (e *Engine) execDescribe(ctx context.Context, s *parser.Describe) (*Result,
 	}
 	add("Location", h.path)
 	add("Provider", "hudi")
-	add("Type", string(h.t.Meta().Type))
-	add("Table Version", fmt.Sprint(int(h.t.Meta().Version)))
+	add("Type", string(h.t.Type()))
+	add("Table Version", fmt.Sprint(int(h.t.Version())))
 	add("primaryKey", strings.Join(cfg.RecordKeyFields(), ","))
 	add("preCombineField", strings.Join(cfg.OrderingFields(), ","))
 	if h.entry != nil {
@@ -501,7 +500,7 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 		}
 		return &Result{Kind: "SET", Summary: "SET spark.sql.session.timeZone=" + s.Value}, nil
 	}
-	if strings.EqualFold(key, keyQueryType) {
+	if strings.EqualFold(key, config.QueryType.Name) {
 		return e.setQueryType(key, s)
 	}
 	if s.Value == "" {
@@ -519,25 +518,18 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 	return &Result{Kind: "SET", Summary: "SET " + key + "=" + s.Value + note}, nil
 }
 
-// keyQueryType selects how queries read MOR tables (DataSourceReadOptions.QUERY_TYPE):
-// snapshot (merged, the default) or read_optimized (base files only). Hudi's Spark
-// integration takes it from the session's hoodie.* settings (UNVERIFIED for 0.14 SQL:
-// hudi-go's choice, documented in docs/sql.md). It governs reads, so it is not passed to
-// writes.
-const keyQueryType = "hoodie.datasource.query.type"
-
 func (e *Engine) setQueryType(key string, s *parser.Set) (*Result, error) {
 	if s.Value == "" {
 		v := e.queryType
 		if v == "" {
 			v = "snapshot"
 		}
-		return newRowsResult("SET", []string{"key", "value"}, [][]any{{keyQueryType, v}})
+		return newRowsResult("SET", []string{"key", "value"}, [][]any{{config.QueryType.Name, v}})
 	}
 	switch v := strings.ToLower(strings.TrimSpace(s.Value)); v {
 	case "snapshot", "read_optimized":
 		e.queryType = v
-		return &Result{Kind: "SET", Summary: "SET " + keyQueryType + "=" + v}, nil
+		return &Result{Kind: "SET", Summary: "SET " + config.QueryType.Name + "=" + v}, nil
 	case "incremental":
 		return nil, atPos(s.Pos, fmt.Errorf("SET %s = incremental: read changes with hudi_table_changes('table', 'latest_state', begin[, end]) instead", key))
 	default:

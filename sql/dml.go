@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/sql/parser"
 )
@@ -23,15 +24,9 @@ const (
 	opInsertOverwriteTable = "insert_overwrite_table"
 )
 
-// Session/table settings that choose INSERT's operation (Hudi 0.14).
-const (
-	keyInsertIntoOperation = "hoodie.spark.sql.insert.into.operation"
-	keyLegacyInsertMode    = "hoodie.sql.insert.mode"
-	keyLegacyBulkInsert    = "hoodie.sql.bulk.insert.enable"
-	keyWriteOperation      = "hoodie.datasource.write.operation"
-	keyOverwriteMode       = "hoodie.datasource.overwrite.mode"
-	keyInsertDupPolicy     = "hoodie.datasource.insert.dup.policy"
-)
+// The session/table settings that choose INSERT's operation (Hudi 0.14) are config's keys;
+// the overwrite mode is a Spark SQL session setting, not a key of Hudi's registry.
+const keyOverwriteMode = "hoodie.datasource.overwrite.mode"
 
 // writeSettings are the hoodie.* settings of a write to h: the table's TBLPROPERTIES
 // (Spark SQL passes a table's properties to every write), overridden by the session's SET
@@ -54,8 +49,8 @@ func (e *Engine) writeSettings(h *hudiTable, extra map[string]string) map[string
 	}
 	// The statement decides the operation; a SET of the datasource key must not turn an
 	// UPDATE into something else (it only steers INSERT, see insertOperation).
-	delete(out, keyWriteOperation)
-	for _, k := range []string{keyInsertIntoOperation, keyLegacyInsertMode, keyLegacyBulkInsert, keyOverwriteMode} {
+	delete(out, config.Operation.Name)
+	for _, k := range []string{config.SparkSQLInsertIntoOperation.Name, config.SQLInsertMode.Name, config.SQLBulkInsertEnable.Name, keyOverwriteMode} {
 		delete(out, k)
 	}
 	return out
@@ -141,7 +136,7 @@ func (e *Engine) rows(ctx context.Context, h *hudiTable, tsc *arrow.Schema, q st
 
 // isPartitionColumn reports whether col is a partition column of the table.
 func isPartitionColumn(h *hudiTable, col string) bool {
-	for _, p := range h.t.Meta().Config.PartitionFields() {
+	for _, p := range h.t.Config().PartitionFields() {
 		if strings.EqualFold(p, col) {
 			return true
 		}
@@ -150,7 +145,7 @@ func isPartitionColumn(h *hudiTable, col string) bool {
 }
 
 // autoKeys reports a table without record key fields: its keys are generated.
-func autoKeys(h *hudiTable) bool { return len(h.t.Meta().Config.RecordKeyFields()) == 0 }
+func autoKeys(h *hudiTable) bool { return len(h.t.Config().RecordKeyFields()) == 0 }
 
 // withRecordKey is the schema of a prepped write's rows: the table's columns and the
 // stored key, _hoodie_record_key, which is how UPDATE, DELETE and MERGE INTO name the
@@ -240,27 +235,27 @@ func unknownColumn(stmt string, h *hudiTable, col string, sc *arrow.Schema) erro
 // a precombine field and insert without one (sql_dml.md of 0.14.1).
 func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, extra map[string]string, err error) {
 	if s.Overwrite {
-		if len(s.Partition) > 0 && len(h.t.Meta().Config.PartitionFields()) > 0 {
+		if len(s.Partition) > 0 && len(h.t.Config().PartitionFields()) > 0 {
 			return opInsertOverwrite, nil, nil
 		}
-		if m, ok := e.setting(h, keyOverwriteMode); ok && strings.EqualFold(m, "dynamic") && len(h.t.Meta().Config.PartitionFields()) > 0 {
+		if m, ok := e.setting(h, keyOverwriteMode); ok && strings.EqualFold(m, "dynamic") && len(h.t.Config().PartitionFields()) > 0 {
 			return opInsertOverwrite, nil, nil
 		}
 		return opInsertOverwriteTable, nil, nil
 	}
-	if v, ok := e.setting(h, keyInsertIntoOperation); ok {
+	if v, ok := e.setting(h, config.SparkSQLInsertIntoOperation.Name); ok {
 		switch op := strings.ToLower(strings.TrimSpace(v)); op {
 		case opInsert, opUpsert, opBulkInsert:
 			return op, nil, nil
 		default:
-			return "", nil, fmt.Errorf("%s=%q: want insert, upsert or bulk_insert", keyInsertIntoOperation, v)
+			return "", nil, fmt.Errorf("%s=%q: want insert, upsert or bulk_insert", config.SparkSQLInsertIntoOperation.Name, v)
 		}
 	}
-	hasPrecombine := len(h.t.Meta().Config.OrderingFields()) > 0
-	if v, ok := e.setting(h, keyLegacyBulkInsert); ok && strings.EqualFold(v, "true") {
+	hasPrecombine := len(h.t.Config().OrderingFields()) > 0
+	if v, ok := e.setting(h, config.SQLBulkInsertEnable.Name); ok && strings.EqualFold(v, "true") {
 		return opBulkInsert, nil, nil
 	}
-	if v, ok := e.setting(h, keyLegacyInsertMode); ok {
+	if v, ok := e.setting(h, config.SQLInsertMode.Name); ok {
 		switch strings.ToLower(v) {
 		case "upsert":
 			if hasPrecombine {
@@ -269,14 +264,14 @@ func (e *Engine) insertOperation(h *hudiTable, s *parser.Insert) (op string, ext
 			return opInsert, nil, nil
 		case "strict":
 			// Strict mode keeps the primary key unique: an existing key fails the insert.
-			if _, set := e.setting(h, keyInsertDupPolicy); !set {
-				return opInsert, map[string]string{keyInsertDupPolicy: "fail"}, nil
+			if _, set := e.setting(h, config.InsertDupPolicy.Name); !set {
+				return opInsert, map[string]string{config.InsertDupPolicy.Name: "fail"}, nil
 			}
 			return opInsert, nil, nil
 		case "non-strict":
 			return opInsert, nil, nil
 		default:
-			return "", nil, fmt.Errorf("%s=%q: want upsert, strict or non-strict", keyLegacyInsertMode, v)
+			return "", nil, fmt.Errorf("%s=%q: want upsert, strict or non-strict", config.SQLInsertMode.Name, v)
 		}
 	}
 	if hasPrecombine {
@@ -339,7 +334,7 @@ func (e *Engine) insertQuery(ctx context.Context, b *binder, h *hudiTable, tsc *
 	// Static partition values.
 	static := map[int]string{}
 	dynamic := map[int]bool{}
-	pfields := h.t.Meta().Config.PartitionFields()
+	pfields := h.t.Config().PartitionFields()
 	for _, p := range part {
 		i := fieldIndex(tsc, p.Column)
 		if i < 0 {
@@ -446,7 +441,7 @@ func targetAlias(alias string, h *hudiTable) string {
 
 // isKeyField reports whether col is a record key field of the table.
 func isKeyField(h *hudiTable, col string) bool {
-	for _, k := range h.t.Meta().Config.RecordKeyFields() {
+	for _, k := range h.t.Config().RecordKeyFields() {
 		if strings.EqualFold(k, col) {
 			return true
 		}

@@ -150,7 +150,7 @@ func latestDeltaCommit(t *testing.T, e *Engine, table string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins := h.t.Meta().Timeline.Completed()
+	ins := h.t.Timeline().Completed()
 	for i := len(ins) - 1; i >= 0; i-- {
 		if ins[i].Action == spec.ActionDeltaCommit {
 			return string(ins[i].Time)

@@ -42,7 +42,7 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 	// A table whose keys are generated may be matched on any condition (sql_dml.md of
 	// 0.14.1): matched rows keep the target's _hoodie_record_key, inserted ones get new keys.
 	if !autoKeys(h) {
-		if err := checkMergeOn(on, talias, h.t.Meta().Config.RecordKeyFields()); err != nil {
+		if err := checkMergeOn(on, talias, h.t.Config().RecordKeyFields()); err != nil {
 			return fail(err)
 		}
 	}

@@ -237,9 +237,9 @@ func callShowCommits(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (
 		}
 		limit = n
 	}
-	m := h.t.Meta()
+	m := h.t
 	var rows [][]any
-	completed := m.Timeline.Completed()
+	completed := m.Timeline().Completed()
 	for i := len(completed) - 1; i >= 0 && len(rows) < limit; i-- {
 		in := completed[i]
 		switch in.Action {

@@ -55,7 +55,7 @@ func limitArg(a procArgs, def int) (int, error) {
 // savepoint_time).
 func callShowSavepoints(ctx context.Context, e *Engine, h *hudiTable, a procArgs) (*Result, error) {
 	var rows [][]any
-	c := h.t.Meta().Timeline.Completed()
+	c := h.t.Timeline().Completed()
 	for i := len(c) - 1; i >= 0; i-- {
 		if c[i].Action == spec.ActionSavepoint {
 			rows = append(rows, []any{string(c[i].Time)})
@@ -67,11 +67,11 @@ func callShowSavepoints(ctx context.Context, e *Engine, h *hudiTable, a procArgs
 // commitStats reads a completed commit, deltacommit or replacecommit's write stats by
 // partition, partitions sorted.
 func commitStats(ctx context.Context, h *hudiTable, instant string) (timeline.Instant, []string, map[string][]commitmeta.WriteStat, error) {
-	m := h.t.Meta()
+	m := h.t
 	if instant == "" {
 		return timeline.Instant{}, nil, nil, fmt.Errorf("instant_time => is required")
 	}
-	for _, in := range m.Timeline.Completed() {
+	for _, in := range m.Timeline().Completed() {
 		if string(in.Time) != instant {
 			continue
 		}
@@ -157,7 +157,7 @@ func callShowTimeline(ctx context.Context, e *Engine, h *hudiTable, a procArgs) 
 	if err != nil {
 		return nil, err
 	}
-	all := h.t.Meta().Timeline.Filter(func(timeline.Instant) bool { return true })
+	all := h.t.Timeline().Filter(func(timeline.Instant) bool { return true })
 	var rows [][]any
 	for i := len(all) - 1; i >= 0 && len(rows) < limit; i-- {
 		in := all[i]
@@ -174,18 +174,18 @@ func callShowCompaction(ctx context.Context, e *Engine, h *hudiTable, a procArgs
 	if err != nil {
 		return nil, err
 	}
-	m := h.t.Meta()
-	if m.Type != spec.MergeOnRead {
+	m := h.t
+	if m.Type() != spec.MergeOnRead {
 		return nil, fmt.Errorf("cannot show compaction on a non merge-on-read table")
 	}
-	all := m.Timeline.Filter(func(in timeline.Instant) bool {
+	all := m.Timeline().Filter(func(in timeline.Instant) bool {
 		return in.Action == spec.ActionCompaction || in.Requested == spec.ActionCompaction
 	})
 	var rows [][]any
 	for i := len(all) - 1; i >= 0 && len(rows) < limit; i-- {
 		in := all[i]
 		size := any(nil)
-		if data, err := m.Timeline.ReadRequested(ctx, m.Storage, in); err == nil {
+		if data, err := m.Timeline().ReadRequested(ctx, m.Storage(), in); err == nil {
 			if plan, err := commitmeta.DecodeCompactionPlan(data); err == nil {
 				size = int64(len(plan.Operations))
 			}
@@ -205,12 +205,8 @@ func callStatsFileSizes(ctx context.Context, e *Engine, h *hudiTable, a procArgs
 	if err != nil {
 		return nil, err
 	}
-	m := h.t.Meta()
-	listing, err := m.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	view, err := m.View(ctx, listing, "")
+	m := h.t
+	view, err := m.View(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -282,12 +278,8 @@ func callShowFsviewLatest(ctx context.Context, e *Engine, h *hudiTable, a procAr
 	if err != nil {
 		return nil, err
 	}
-	m := h.t.Meta()
-	listing, err := m.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	view, err := m.View(ctx, listing, "")
+	m := h.t
+	view, err := m.View(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -344,14 +336,14 @@ func callShowClustering(ctx context.Context, e *Engine, h *hudiTable, a procArgs
 			return nil, fmt.Errorf("show_involved_partition %q: want true or false", v)
 		}
 	}
-	m := h.t.Meta()
-	all := m.Timeline.Filter(func(in timeline.Instant) bool {
+	m := h.t
+	all := m.Timeline().Filter(func(in timeline.Instant) bool {
 		return in.Action == spec.ActionReplaceCommit || in.Action == spec.ActionClustering
 	})
 	var rows [][]any
 	for i := len(all) - 1; i >= 0 && len(rows) < limit; i-- {
 		in := all[i]
-		data, err := m.Timeline.ReadRequested(ctx, m.Storage, in)
+		data, err := m.Timeline().ReadRequested(ctx, m.Storage(), in)
 		if err != nil {
 			return nil, fmt.Errorf("read the plan of %s: %w", in.Time, err)
 		}
@@ -392,8 +384,8 @@ func callRepairAddPartitionMeta(ctx context.Context, e *Engine, h *hudiTable, a 
 			return nil, fmt.Errorf("dry_run %q: want true or false", v)
 		}
 	}
-	m := h.t.Meta()
-	listing, err := m.List(ctx)
+	m := h.t
+	listing, err := m.Listing(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +398,7 @@ func callRepairAddPartitionMeta(ctx context.Context, e *Engine, h *hudiTable, a 
 	parts = append(parts, listing.NotPartitions...)
 	sort.Strings(parts)
 	var latest spec.InstantTime
-	for _, in := range m.Timeline.Completed() {
+	for _, in := range m.Timeline().Completed() {
 		if in.Action.IsDataAction() {
 			latest = in.Time
 		}
@@ -424,7 +416,7 @@ func callRepairAddPartitionMeta(ctx context.Context, e *Engine, h *hudiTable, a 
 				if e.o.Now != nil {
 					now = e.o.Now()
 				}
-				if err := write.WritePartitionMetadata(ctx, m.Storage, p, latest, now); err != nil {
+				if err := write.WritePartitionMetadata(ctx, m.Storage(), p, latest, now); err != nil {
 					return nil, fmt.Errorf("partition %s: %w", p, err)
 				}
 				action = "Repaired"

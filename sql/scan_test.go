@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/jsonl"
 	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/sql/parser"
@@ -160,7 +161,7 @@ func TestScanPlansParquetAndStream(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
-			if _, err := e.Exec(ctx, &parser.Set{Key: keyQueryType, Value: tc.queryType}); err != nil {
+			if _, err := e.Exec(ctx, &parser.Set{Key: config.QueryType.Name, Value: tc.queryType}); err != nil {
 				t.Fatal(err)
 			}
 			b := newBinder(e)

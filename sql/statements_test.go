@@ -278,7 +278,7 @@ func newestCommit(t *testing.T, e *Engine, table string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins := h.t.Meta().Timeline.DataInstants()
+	ins := h.t.Timeline().DataInstants()
 	return string(ins[len(ins)-1].Time)
 }
 

@@ -5,42 +5,45 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hudi-go/hudi/format/cdc"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
 )
 
-// Table-config keys of hoodie.properties that the reader uses.
-const (
-	KeyName                 = "hoodie.table.name"
-	KeyDatabase             = "hoodie.database.name"
-	KeyType                 = "hoodie.table.type"
-	KeyVersion              = "hoodie.table.version"
-	KeyTimelineLayout       = "hoodie.timeline.layout.version"
-	KeyTimelinePath         = "hoodie.timeline.path"
-	KeyArchiveLogFolder     = "hoodie.archivelog.folder"
-	KeyTimelineHistoryPath  = "hoodie.timeline.history.path"
-	KeyRecordKeyFields      = "hoodie.table.recordkey.fields"
-	KeyPartitionFields      = "hoodie.table.partition.fields"
-	KeyPrecombineField      = "hoodie.table.precombine.field"
-	KeyOrderingFields       = "hoodie.table.ordering.fields"
-	KeyKeyGeneratorClass    = "hoodie.table.keygenerator.class"
-	KeyKeyGeneratorType     = "hoodie.table.keygenerator.type"
-	KeyHiveStyle            = "hoodie.datasource.write.hive_style_partitioning"
-	KeyURLEncodePartition   = "hoodie.datasource.write.partitionpath.urlencode"
-	KeyDropPartitionColumns = "hoodie.datasource.write.drop.partition.columns"
-	KeyPopulateMetaFields   = "hoodie.populate.meta.fields"
-	KeyBaseFileFormat       = "hoodie.table.base.file.format"
-	KeyCreateSchema         = "hoodie.table.create.schema"
-	KeyTimelineTimezone     = "hoodie.table.timeline.timezone"
-	KeyPayloadClass         = "hoodie.compaction.payload.class"
-	KeyMergeMode            = "hoodie.record.merge.mode"
-	KeyMetadataPartitions   = "hoodie.table.metadata.partitions"
+// Table-config keys of hoodie.properties that the reader uses. Their names (and, in the
+// accessors below, their defaults) come from package config, the one registry of keys.
+var (
+	KeyName                 = config.TableName.Name
+	KeyDatabase             = config.DatabaseName.Name
+	KeyType                 = config.TableType.Name
+	KeyVersion              = config.TableVersion.Name
+	KeyTimelineLayout       = config.TimelineLayoutVersion.Name
+	KeyTimelinePath         = config.TimelinePath.Name
+	KeyArchiveLogFolder     = config.ArchivelogFolder.Name
+	KeyTimelineHistoryPath  = config.TimelineHistoryPath.Name
+	KeyRecordKeyFields      = config.TableRecordKeyFields.Name
+	KeyPartitionFields      = config.TablePartitionFields.Name
+	KeyPrecombineField      = config.TablePrecombineField.Name
+	KeyOrderingFields       = config.TableOrderingFields.Name
+	KeyKeyGeneratorClass    = config.TableKeyGeneratorClass.Name
+	KeyKeyGeneratorType     = config.TableKeyGeneratorType.Name
+	KeyHiveStyle            = config.HiveStylePartitioning.Name
+	KeyURLEncodePartition   = config.URLEncodePartitioning.Name
+	KeyDropPartitionColumns = config.DropPartitionColumns.Name
+	KeyPopulateMetaFields   = config.PopulateMetaFields.Name
+	KeyBaseFileFormat       = config.BaseFileFormat.Name
+	KeyCreateSchema         = config.TableCreateSchema.Name
+	KeyTimelineTimezone     = config.TimelineTimezone.Name
+	KeyPayloadClass         = config.CompactionPayloadClass.Name
+	KeyMergeMode            = config.RecordMergeMode.Name
+	KeyMetadataPartitions   = config.TableMetadataPartitions.Name
 )
 
 // PropertiesFile is the table config file, relative to the table root.
@@ -101,8 +104,10 @@ func (c *Config) get(key string) string {
 	return strings.TrimSpace(v)
 }
 
-func (c *Config) boolean(key string, def bool) bool {
-	v := c.get(key)
+// flag reads a boolean table key; absent or unparsable, it is the key's default.
+func (c *Config) flag(k config.Key) bool {
+	def := k.Default == "true"
+	v := c.get(k.Name)
 	if v == "" {
 		return def
 	}
@@ -181,13 +186,13 @@ func (c *Config) KeyGenerator() string {
 }
 
 // HiveStylePartitioning reports field=value partition directories.
-func (c *Config) HiveStylePartitioning() bool { return c.boolean(KeyHiveStyle, false) }
+func (c *Config) HiveStylePartitioning() bool { return c.flag(config.HiveStylePartitioning) }
 
 // URLEncodePartitioning reports URL-encoded partition values.
-func (c *Config) URLEncodePartitioning() bool { return c.boolean(KeyURLEncodePartition, false) }
+func (c *Config) URLEncodePartitioning() bool { return c.flag(config.URLEncodePartitioning) }
 
 // DropPartitionColumns reports partition columns left out of data files.
-func (c *Config) DropPartitionColumns() bool { return c.boolean(KeyDropPartitionColumns, false) }
+func (c *Config) DropPartitionColumns() bool { return c.flag(config.DropPartitionColumns) }
 
 // DroppedPartitionFields are the columns left out of data files: with
 // drop.partition.columns, the top-level partition fields (Java's
@@ -207,14 +212,24 @@ func (c *Config) DroppedPartitionFields() []string {
 }
 
 // PopulateMetaFields reports whether the _hoodie_* columns are filled.
-func (c *Config) PopulateMetaFields() bool { return c.boolean(KeyPopulateMetaFields, true) }
+func (c *Config) PopulateMetaFields() bool { return c.flag(config.PopulateMetaFields) }
 
-// BaseFileFormat is PARQUET unless set.
+// BaseFileFormat is PARQUET (the key's default) unless set.
 func (c *Config) BaseFileFormat() string {
 	if v := c.get(KeyBaseFileFormat); v != "" {
 		return strings.ToUpper(v)
 	}
-	return "PARQUET"
+	return config.BaseFileFormat.Default
+}
+
+// TimelineZone is the zone of the table's instant times, hoodie.table.timeline.timezone:
+// UTC (in any case), else the process's local zone (LOCAL, the default). It is the one
+// place the key is read.
+func (c *Config) TimelineZone() *time.Location {
+	if strings.EqualFold(c.get(KeyTimelineTimezone), "UTC") {
+		return time.UTC
+	}
+	return time.Local
 }
 
 // CreateSchema is the Avro schema recorded at create time.
@@ -239,14 +254,14 @@ func (c *Config) loadTimeline(ctx context.Context, st storage.Storage) (*timelin
 }
 
 // Keys of change-data capture (HoodieTableConfig).
-const (
-	KeyCDCEnabled     = "hoodie.table.cdc.enabled"
-	KeyCDCLoggingMode = "hoodie.table.cdc.supplemental.logging.mode"
+var (
+	KeyCDCEnabled     = config.CDCEnabled.Name
+	KeyCDCLoggingMode = config.CDCSupplementalLoggingMode.Name
 )
 
 // CDCEnabled reports hoodie.table.cdc.enabled: writes log the changes they make to CDC log
 // files, for CDC queries.
-func (c *Config) CDCEnabled() bool { return c.boolean(KeyCDCEnabled, false) }
+func (c *Config) CDCEnabled() bool { return c.flag(config.CDCEnabled) }
 
 // CDCMode is hoodie.table.cdc.supplemental.logging.mode (DATA_BEFORE_AFTER when unset).
 func (c *Config) CDCMode() (cdc.Mode, error) { return cdc.ParseMode(c.get(KeyCDCLoggingMode)) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -52,17 +53,20 @@ type CreateOptions struct {
 	Now time.Time
 }
 
-// Default values Hudi 0.14 writes into a new table's properties.
+// Merge strategy ids of Hudi 1.x's merge modes (HoodieRecordMerger), and the payload
+// classes a version 8 table records with them.
 const (
-	// Merge strategy ids of Hudi 1.x's merge modes (HoodieRecordMerger), and the payload
-	// classes a version 8 table records with them.
 	eventTimeMergeStrategy  = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
 	commitTimeMergeStrategy = "ce9acb64-bde0-424c-9b91-f6ebba25356d"
 	eventTimePayloadClass   = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+)
 
-	defaultPayloadClass  = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
-	defaultMergeStrategy = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"
-	KeyMergerStrategy    = "hoodie.compaction.record.merger.strategy"
+// Default values Hudi 0.14 writes into a new table's properties, and the key of the merger
+// strategy (package config's registry).
+var (
+	defaultPayloadClass  = config.CompactionPayloadClass.Default
+	defaultMergeStrategy = config.RecordMergerStrategy.Default
+	KeyMergerStrategy    = config.TableRecordMergerStrategy.Name
 )
 
 // Keys of hoodie.properties that only versions 8 and 9 have.

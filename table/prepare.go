@@ -2,17 +2,17 @@ package table
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/timeline"
 )
 
 // ErrUnsupportedWrite marks tables or settings the hudi-go writer does not handle yet
-// (write.ErrUnsupported is the same value).
-var ErrUnsupportedWrite = errors.New("not supported by the hudi-go writer yet")
+// (write.ErrUnsupported is the same value; it matches spec.ErrUnsupported).
+var ErrUnsupportedWrite = spec.Unsupported("not supported by the hudi-go writer yet")
 
 // KeyBootstrapBasePath marks a bootstrapped table, which hudi-go cannot write yet.
 const KeyBootstrapBasePath = "hoodie.bootstrap.base.path"

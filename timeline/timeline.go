@@ -1,6 +1,7 @@
 // Package timeline loads a table's timeline: the instants under .hoodie (layout 1, table
 // version 6) or .hoodie/timeline (layout 2, table versions 8+), each with its action, its
-// most advanced state and, for layout 2, its completion time.
+// most advanced state and, for layout 2, its completion time; and the archived timeline
+// (archived.go: the v1 archive logs in archived_v1.go, the LSM history in archived_lsm.go).
 package timeline
 
 import (

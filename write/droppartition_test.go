@@ -186,11 +186,11 @@ func checkDropPartition(t *testing.T, c dpCase, root, after string, model map[st
 	if got, want := dpScan(t, tb, hudi.ScanOptions{}), dpWant(c, model); !slices.Equal(got, want) {
 		t.Errorf("after %s: snapshot\n got %v\nwant %v", after, got, want)
 	}
-	if got := tb.Meta().Config.PartitionFieldsRaw(); !slices.Equal(got, c.parts) {
+	if got := tb.Config().PartitionFieldsRaw(); !slices.Equal(got, c.parts) {
 		t.Errorf("after %s: hoodie.table.partition.fields %v, want %v", after, got, c.parts)
 	}
-	for _, in := range tb.Meta().Timeline.DataInstants() {
-		cm, err := tb.Meta().CommitMetadata(ctx, in)
+	for _, in := range tb.Timeline().DataInstants() {
+		cm, err := tb.CommitMetadata(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +397,7 @@ func TestDropPartitionColumnsRefusals(t *testing.T) {
 				if _, err := tb.Write(ctx, []arrow.Record{b}, hudi.WriteOptions{Operation: "insert"}); err != nil {
 					return err
 				}
-				tb, _ = hudi.Open(ctx, tb.Meta().Storage.Root())
+				tb, _ = hudi.Open(ctx, tb.Storage().Root())
 				_, err := tb.Cluster(ctx, hudi.ClusterOptions{Settings: map[string]string{"hoodie.clustering.plan.strategy.sort.columns": "city"}})
 				return err
 			},
@@ -455,8 +455,8 @@ func TestDropPartitionColumnsEvolutionAndTypes(t *testing.T) {
 	write(batch(true, []any{"a", 2024, 2, "x"}, []any{"c", 2025, 2, "y"}))
 
 	tb, _ := hudi.Open(ctx, root)
-	in := tb.Meta().Timeline.DataInstants()
-	cm, err := tb.Meta().CommitMetadata(ctx, in[len(in)-1])
+	in := tb.Timeline().DataInstants()
+	cm, err := tb.CommitMetadata(ctx, in[len(in)-1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,7 +261,7 @@ func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, 
 // earliestRetained is the earliest instant the last completed clean retains ("" if none).
 func earliestRetained(t *testing.T, ctx context.Context, tbl *hudi.Table) string {
 	t.Helper()
-	meta := tbl.Meta()
+	meta := openMeta(t, tbl)
 	ins := meta.Timeline.Instants
 	for i := len(ins) - 1; i >= 0; i-- {
 		in := ins[i]

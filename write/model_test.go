@@ -953,7 +953,7 @@ func verify(t *testing.T, ctx context.Context, dir string, m *model, h *history,
 	} else {
 		compare(t, m, fmt.Sprintf("%s: read-optimized", desc), scanRows(t, ctx, tbl, hudi.ScanOptions{ReadOptimized: true}), m.canonAll(m.rows, nil))
 	}
-	if active := tbl.Meta().Timeline.DataInstants(); last >= 0 && len(active) > 0 && string(active[0].Time) > instants[0] {
+	if active := tbl.Timeline().DataInstants(); last >= 0 && len(active) > 0 && string(active[0].Time) > instants[0] {
 		t.Logf("%s: instants before %s are archived", desc, active[0].Time)
 	}
 	earliest := earliestRetained(t, ctx, tbl)

@@ -77,7 +77,7 @@ func TestBulkInsertOpenFileCost(t *testing.T) {
 	defer rec.Release()
 	base := liveHeap()
 	rdr := &endProbe{recs: []arrow.Record{rec}}
-	res, err := write.WriteReader(ctx, tb.Meta(), rdr, write.Options{Operation: write.BulkInsert, Mem: memory.NewGoAllocator()})
+	res, err := write.WriteReader(ctx, openMeta(t, tb), rdr, write.Options{Operation: write.BulkInsert, Mem: memory.NewGoAllocator()})
 	if err != nil {
 		t.Fatal(err)
 	}

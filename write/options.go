@@ -1,8 +1,12 @@
-// Package write applies write operations to copy-on-write tables of table version 6 the way
-// Hudi 0.14 does: upsert, insert, bulk_insert, delete, insert_overwrite(_table) and
-// delete_partition, with pre-combining, index lookup, small-file handling and Hudi's base
-// file layout (meta columns, bloom filter and min/max keys in the footer), committed
-// through package commit.
+// Package write applies write operations to tables of table version 6 the way Hudi 0.14
+// does: upsert, insert, bulk_insert, delete, insert_overwrite(_table) and delete_partition
+// on copy-on-write tables (new and rewritten base files) and merge-on-read tables (log
+// files of a deltacommit; inserts into small base files or new file groups), with
+// pre-combining, the SIMPLE, BLOOM, their GLOBAL forms, INMEMORY and BUCKET indexes,
+// small-file handling, Hudi's base file layout (meta columns, bloom filter and min/max keys
+// in the footer), change-data-capture log files, tables without meta fields, and schema
+// changes (evolution on write and on read), committed through package commit. Options come
+// from package config's keys (OptionsFromConfig).
 package write
 
 import (
@@ -14,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/config"
 )
 
 // Operation is a write operation (hoodie.datasource.write.operation).
@@ -177,75 +182,78 @@ type Options struct {
 func boolPtr(b bool) *bool { return &b }
 
 func (o Options) withDefaults() Options {
+	// A nil Config reads every key as its default: the defaults of Options are those of
+	// package config, the one registry of keys.
+	var defaults *config.Config
 	if o.Operation == "" {
 		o.Operation = Upsert
 	}
 	if o.IndexType == "" {
-		o.IndexType = IndexSimple
+		o.IndexType = defaults.String(config.IndexType)
 	}
 	o.IndexType = strings.ToUpper(o.IndexType)
 	if o.PayloadClass == "" {
-		o.PayloadClass = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+		o.PayloadClass = defaults.String(config.PayloadClass)
 	}
 	if o.CombineBeforeInsert == nil {
-		o.CombineBeforeInsert = boolPtr(false)
+		o.CombineBeforeInsert = boolPtr(defaults.Bool(config.CombineBeforeInsert))
 	}
 	if o.CombineBeforeUpsert == nil {
-		o.CombineBeforeUpsert = boolPtr(true)
+		o.CombineBeforeUpsert = boolPtr(defaults.Bool(config.CombineBeforeUpsert))
 	}
 	if o.CombineBeforeDelete == nil {
-		o.CombineBeforeDelete = boolPtr(true)
+		o.CombineBeforeDelete = boolPtr(defaults.Bool(config.CombineBeforeDelete))
 	}
 	if o.MaxFileSize <= 0 {
-		o.MaxFileSize = 120 << 20
+		o.MaxFileSize = defaults.Long(config.ParquetMaxFileSize)
 	}
 	if o.SmallFileLimit < 0 {
 		o.SmallFileLimit = 0
 	} else if o.SmallFileLimit == 0 {
-		o.SmallFileLimit = 100 << 20
+		o.SmallFileLimit = defaults.Long(config.ParquetSmallFileLimit)
 	}
 	if o.SmallFileGroupCandidates == nil {
-		one := 1
-		o.SmallFileGroupCandidates = &one
+		n := defaults.Int(config.MergeSmallFileGroupCandidatesLimit)
+		o.SmallFileGroupCandidates = &n
 	}
 	if o.RecordSizeEstimate <= 0 {
-		o.RecordSizeEstimate = 1024
+		o.RecordSizeEstimate = defaults.Long(config.CopyOnWriteRecordSizeEstimate)
 	}
 	if o.InsertSplitSize <= 0 {
-		o.InsertSplitSize = 500000
+		o.InsertSplitSize = defaults.Int(config.CopyOnWriteInsertSplitSize)
 	}
 	if o.AutoSplitInserts == nil {
-		o.AutoSplitInserts = boolPtr(true)
+		o.AutoSplitInserts = boolPtr(defaults.Bool(config.CopyOnWriteAutoSplitInserts))
 	}
 	if o.Compression == "" {
-		o.Compression = "gzip"
+		o.Compression = defaults.String(config.ParquetCompressionCodec)
 	}
 	if o.PageSize <= 0 {
-		o.PageSize = 1 << 20
+		o.PageSize = defaults.Long(config.ParquetPageSize)
 	}
 	if o.BlockSize <= 0 {
-		o.BlockSize = 120 << 20
+		o.BlockSize = defaults.Long(config.ParquetBlockSize)
 	}
 	if o.Dictionary == nil {
-		o.Dictionary = boolPtr(true)
+		o.Dictionary = boolPtr(defaults.Bool(config.ParquetDictionaryEnabled))
 	}
 	if o.BloomType == "" {
-		o.BloomType = "DYNAMIC_V0"
+		o.BloomType = defaults.String(config.BloomFilterType)
 	}
 	if o.BloomNumEntries <= 0 {
-		o.BloomNumEntries = 60000
+		o.BloomNumEntries = defaults.Int(config.BloomNumEntries)
 	}
 	if o.BloomFPP <= 0 {
-		o.BloomFPP = 0.000000001
+		o.BloomFPP = defaults.Double(config.BloomFPP)
 	}
 	if o.BloomMaxEntries <= 0 {
-		o.BloomMaxEntries = 100000
+		o.BloomMaxEntries = defaults.Int(config.BloomDynamicMaxEntries)
 	}
 	if o.BucketNumBuckets <= 0 {
-		o.BucketNumBuckets = 256
+		o.BucketNumBuckets = defaults.Int(config.BucketIndexNumBuckets)
 	}
 	if o.BulkInsertSortMode == "" {
-		o.BulkInsertSortMode = "NONE"
+		o.BulkInsertSortMode = defaults.String(config.BulkInsertSortMode)
 	}
 	if o.TimelineZone == nil {
 		o.TimelineZone = time.Local
@@ -266,6 +274,72 @@ func (o Options) withDefaults() Options {
 		o.Concurrency.FailedWrites = commit.FailedWritesEager
 	}
 	return o
+}
+
+// OptionsFromConfig returns the options of operation op that cfg's hoodie.* settings
+// (defaults included) make. What depends on the table (its timeline zone, the checks of
+// settings against hoodie.properties, the lock provider) and on the caller (clock, logger,
+// progress) is left for the caller to set.
+func OptionsFromConfig(cfg *config.Config, op Operation) Options {
+	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
+	o := Options{
+		Operation:                op,
+		IndexType:                cfg.String(config.IndexType),
+		PayloadClass:             cfg.String(config.PayloadClass),
+		SmallFileLimit:           cfg.Long(config.ParquetSmallFileLimit),
+		SmallFileGroupCandidates: func() *int { n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit); return &n }(),
+		RecordSizeEstimate:       cfg.Long(config.CopyOnWriteRecordSizeEstimate),
+		InsertSplitSize:          cfg.Int(config.CopyOnWriteInsertSplitSize),
+		BulkInsertSortMode:       cfg.String(config.BulkInsertSortMode),
+		LogDataBlockFormat:       cfg.String(config.LogFileDataBlockFormat),
+		LogFileMaxSize:           cfg.Long(config.LogFileMaxSize),
+		LogDataBlockMaxSize:      cfg.Long(config.LogFileDataBlockMaxSize),
+		BucketNumBuckets:         cfg.Int(config.BucketIndexNumBuckets),
+		BucketHashFields:         cfg.List(config.BucketIndexHashField),
+		WriterProps:              cfg.Explicit(),
+	}
+	o.SetFileFormat(cfg)
+	o.CombineBeforeInsert, o.CombineBeforeUpsert, o.CombineBeforeDelete = b(config.CombineBeforeInsert), b(config.CombineBeforeUpsert), b(config.CombineBeforeDelete)
+	o.AutoSplitInserts = b(config.CopyOnWriteAutoSplitInserts)
+	if cfg.IsSet(config.PopulateMetaFields) {
+		o.PopulateMetaFields = b(config.PopulateMetaFields)
+	}
+	if cfg.IsSet(config.SchemaEvolutionEnable) {
+		o.SchemaOnRead = b(config.SchemaEvolutionEnable)
+	}
+	if o.SmallFileLimit == 0 {
+		o.SmallFileLimit = -1 // an explicit 0 turns small-file handling off
+	}
+	o.InsertDupPolicy = cfg.String(config.InsertDupPolicy)
+	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
+		o.InsertDupPolicy = "drop" // the pre-0.14 switch
+	}
+	switch o.IndexType {
+	case IndexGlobalBloom:
+		o.UpdatePartitionPath = b(config.BloomIndexUpdatePartitionPath)
+	case IndexGlobalSimple:
+		o.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
+	}
+	o.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
+	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks
+	// columns (HoodieSparkSqlWriter.reconcileSchemasLegacy): the same nulls.
+	o.SetNullForMissingColumns = cfg.Bool(config.SetNullForMissingColumns) || cfg.Bool(config.ReconcileSchema)
+	return o
+}
+
+// SetFileFormat sets the base-file settings every writer of base files shares (writes,
+// clustering, compaction) from cfg: codec, page, block and file sizes, dictionary
+// encoding and the bloom filter.
+func (o *Options) SetFileFormat(cfg *config.Config) {
+	o.Compression = cfg.String(config.ParquetCompressionCodec)
+	o.PageSize = cfg.Long(config.ParquetPageSize)
+	o.BlockSize = cfg.Long(config.ParquetBlockSize)
+	o.MaxFileSize = cfg.Long(config.ParquetMaxFileSize)
+	o.Dictionary = boolPtr(cfg.Bool(config.ParquetDictionaryEnabled))
+	o.BloomType = cfg.String(config.BloomFilterType)
+	o.BloomNumEntries = cfg.Int(config.BloomNumEntries)
+	o.BloomFPP = cfg.Double(config.BloomFPP)
+	o.BloomMaxEntries = cfg.Int(config.BloomDynamicMaxEntries)
 }
 
 // Result summarizes a committed write (the CLI's --format json object).

@@ -233,7 +233,7 @@ func tableRows(t *testing.T, tb *hudi.Table, instant string) (rows, files []stri
 // operation and each file's writes, inserts, updates and deletes, sorted.
 func statSummary(t *testing.T, tb *hudi.Table, instant string) []string {
 	t.Helper()
-	cm, err := tb.Meta().CommitMetadata(context.Background(), completedInstant(t, tb, instant))
+	cm, err := tb.CommitMetadata(context.Background(), completedInstant(t, tb, instant))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func statSummary(t *testing.T, tb *hudi.Table, instant string) []string {
 
 func completedInstant(t *testing.T, tb *hudi.Table, instant string) (in timeline.Instant) {
 	t.Helper()
-	for _, x := range tb.Meta().Timeline.DataInstants() {
+	for _, x := range tb.Timeline().DataInstants() {
 		if string(x.Time) == instant {
 			return x
 		}
@@ -305,7 +305,7 @@ func TestWriteReaderFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			var failed spec.InstantTime
-			for _, in := range reopened.Meta().Timeline.Instants {
+			for _, in := range reopened.Timeline().Instants {
 				if in.Time != spec.InstantTime(res0.Instant) {
 					if in.State == spec.StateCompleted {
 						t.Fatalf("instant %s %s completed after the failed write", in.Time, in.Action)
@@ -325,7 +325,7 @@ func TestWriteReaderFails(t *testing.T) {
 
 			// The failed writer's heartbeat stays until it expires (this process is alive,
 			// so it counts as a running writer); expire it as time would.
-			if err := reopened.Meta().Storage.Delete(ctx, commit.HeartbeatPath(failed)); err != nil {
+			if err := reopened.Storage().Delete(ctx, commit.HeartbeatPath(failed)); err != nil {
 				t.Fatal(err)
 			}
 			next := benchdata.TripsRange(50000, 50100, 100, 1)
@@ -488,7 +488,7 @@ func streamPeakLive(t *testing.T, n int) uint64 {
 	// collector instead of pooling them in its recycler (recycle.go), whose pool — bounded
 	// by construction at 64 MiB, and filling as the write goes on — would otherwise be
 	// counted as live and blur what the write retains.
-	res, err := write.WriteReader(ctx, tb.Meta(), rdr, write.Options{Operation: write.BulkInsert, Mem: memory.NewGoAllocator(),
+	res, err := write.WriteReader(ctx, openMeta(t, tb), rdr, write.Options{Operation: write.BulkInsert, Mem: memory.NewGoAllocator(),
 		MaxFileSize: 512 << 10, PageSize: 64 << 10, Compression: "snappy"})
 	close(stop)
 	wg.Wait()
@@ -499,7 +499,7 @@ func streamPeakLive(t *testing.T, n int) uint64 {
 	if tb, err = hudi.Open(ctx, dir); err != nil { // tb's handle predates the commit
 		t.Fatal(err)
 	}
-	cm, err := tb.Meta().CommitMetadata(ctx, completedInstant(t, tb, res.Instant))
+	cm, err := tb.CommitMetadata(ctx, completedInstant(t, tb, res.Instant))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,7 +570,7 @@ func TestWriteReaderBadRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(reopened.Meta().Timeline.DataInstants()); n != 0 {
+			if n := len(reopened.Timeline().DataInstants()); n != 0 {
 				t.Fatalf("%d completed instants after the failed write", n)
 			}
 		})

@@ -57,10 +57,10 @@ func TestVirtualKeyRefusals(t *testing.T) {
 	ctx := context.Background()
 	setProps := func(t *testing.T, tb *hudi.Table, f func(*props.Properties)) *hudi.Table {
 		t.Helper()
-		if err := tb.Meta().UpdateProperties(ctx, f, time.Now()); err != nil {
+		if err := openMeta(t, tb).UpdateProperties(ctx, f, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		re, err := hudi.Open(ctx, tb.Meta().Storage.Root())
+		re, err := hudi.Open(ctx, tb.Storage().Root())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestVirtualKeyServiceRefusals(t *testing.T) {
 	if _, err := tb.Write(ctx, vkRows(3), hudi.WriteOptions{Operation: "insert"}); err != nil {
 		t.Fatal(err)
 	}
-	tb, _ = hudi.Open(ctx, tb.Meta().Storage.Root())
+	tb, _ = hudi.Open(ctx, tb.Storage().Root())
 	_, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true, Run: true})
 	if want := "does not populate meta fields: clustering is"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("cluster: %v, want %q", err, want)
@@ -240,7 +240,7 @@ func TestVirtualKeyMergeOnReadFiles(t *testing.T) {
 	for _, format := range []string{"avro", "parquet"} {
 		t.Run(format, func(t *testing.T) {
 			tb := vkTable(t, "mor", nil, []string{"city"})
-			root := tb.Meta().Storage.Root()
+			root := tb.Storage().Root()
 			settings := map[string]string{"hoodie.logfile.data.block.format": format}
 			write := func(op string, rows []mrow) {
 				t.Helper()

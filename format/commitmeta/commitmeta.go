@@ -1,4 +1,5 @@
-// Package commitmeta decodes the contents of Hudi timeline instant files — commit,
+// Package commitmeta decodes (and, for what hudi-go writes, encodes) the contents of Hudi
+// timeline instant files — commit,
 // deltacommit and replacecommit metadata, rollback metadata and plans, compaction and
 // clustering plans, clean metadata — from both encodings Hudi uses: Jackson JSON (table
 // version 6 commit metadata) and Avro object container files (every v8+ file, and v6

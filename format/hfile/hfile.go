@@ -33,9 +33,10 @@
 package hfile
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/hudi-go/hudi/spec"
 )
 
 // BlockType names a block by its 8-byte magic.
@@ -182,5 +183,5 @@ func (e *FormatError) Error() string {
 
 // ErrUnsupported is wrapped by errors for valid HFiles using features this package does not
 // implement (a compression codec other than NONE/GZ, data block encoding, cell tags, MVCC
-// timestamps): errors.Is(err, ErrUnsupported).
-var ErrUnsupported = errors.New("unsupported HFile feature")
+// timestamps): errors.Is(err, ErrUnsupported). It matches spec.ErrUnsupported.
+var ErrUnsupported = spec.Unsupported("unsupported HFile feature")

@@ -1,6 +1,8 @@
 // Package parquet reads Hudi base files (and Parquet log blocks) into Arrow record
 // batches, with column projection by top-level name, row-group selection, and access to
-// the footer key/values Hudi stores there (bloom filter, min/max record keys).
+// the footer key/values Hudi stores there (bloom filter, min/max record keys); and writes
+// them as Java's Avro write path lays them out (Writer: writer.go, its options, its size
+// estimates while it writes, and the extension type for plain integer columns).
 package parquet
 
 import (

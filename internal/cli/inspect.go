@@ -64,7 +64,7 @@ added and updated, partitions written, records written and updated, errors.`,
 			}
 			entries := timelineEntries(cmd.Context(), t)
 			if archived {
-				arch, err := t.Meta().Archived(cmd.Context())
+				arch, err := t.Archived(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -109,16 +109,16 @@ added and updated, partitions written, records written and updated, errors.`,
 }
 
 func timelineEntries(ctx context.Context, t *hudi.Table) []TimelineEntry {
-	m := t.Meta()
+	m := t
 	entries := []TimelineEntry{}
-	for _, in := range m.Timeline.Instants {
+	for _, in := range m.Timeline().Instants {
 		en := TimelineEntry{Instant: string(in.Time), Action: string(in.Action),
 			State: in.State.String(), CompletionTime: string(in.Completion)}
 		if en.CompletionTime == "" && in.IsCompleted() {
 			// Table version 6 records no completion time: Java's v6 timeline takes the
 			// completed file's modification time (HoodieInstant's stateTransitionTime).
 			if f, ok := in.File(spec.StateCompleted); ok {
-				if fi, err := m.Storage.Stat(ctx, f); err == nil {
+				if fi, err := m.Storage().Stat(ctx, f); err == nil {
 					en.CompletionTime = fi.ModTime.Local().Format("20060102150405.000")
 					en.CompletionTime = strings.Replace(en.CompletionTime, ".", "", 1)
 				}
@@ -255,12 +255,12 @@ func describe(ctx context.Context, path string, settings map[string]string) (*De
 	if err != nil {
 		return nil, err
 	}
-	m := t.Meta()
-	d := &Description{Name: m.Config.Name(), Database: m.Config.Database(), Type: string(m.Type), Version: int(m.Version),
-		RecordKeyFields: m.Config.RecordKeyFields(), PartitionFields: m.Config.PartitionFields(),
-		OrderingFields: m.Config.OrderingFields(), KeyGenerator: m.Config.KeyGenerator(),
-		Properties: m.Config.Props.Map(), Partitions: []PartitionInfo{}, Schema: []ColumnInfo{}}
-	data := m.Timeline.DataInstants()
+	cfg := t.Config()
+	d := &Description{Name: cfg.Name(), Database: cfg.Database(), Type: string(t.Type()), Version: int(t.Version()),
+		RecordKeyFields: cfg.RecordKeyFields(), PartitionFields: cfg.PartitionFields(),
+		OrderingFields: cfg.OrderingFields(), KeyGenerator: cfg.KeyGenerator(),
+		Properties: cfg.Props.Map(), Partitions: []PartitionInfo{}, Schema: []ColumnInfo{}}
+	data := t.Timeline().DataInstants()
 	d.CompletedCommits = len(data)
 	if len(data) > 0 {
 		d.LatestInstant = string(data[len(data)-1].Time)
@@ -272,11 +272,7 @@ func describe(ctx context.Context, path string, settings map[string]string) (*De
 	for _, f := range scan.Schema().Fields() {
 		d.Schema = append(d.Schema, ColumnInfo{Name: f.Name, Type: f.Type.String(), SparkType: sparktype.Of(f.Type), Nullable: f.Nullable})
 	}
-	listing, err := m.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	view, err := m.View(ctx, listing, spec.InstantTime(""))
+	view, err := t.View(ctx, spec.InstantTime(""))
 	if err != nil {
 		return nil, err
 	}

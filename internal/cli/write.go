@@ -100,8 +100,8 @@ func newCreateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m := t.Meta()
-			fmt.Fprintf(e.stdout, "created %s table %s at %s\n", m.Type, m.Config.Name(), args[0])
+			m := t
+			fmt.Fprintf(e.stdout, "created %s table %s at %s\n", m.Type(), m.Config().Name(), args[0])
 			return nil
 		},
 	}
@@ -285,7 +285,7 @@ func inputReader(ctx context.Context, t *hudi.Table, input, inputFormat string, 
 	}
 	// The table schema plus the partition columns a drop.partition.columns table leaves
 	// out of it: input rows carry them, and they key the rows.
-	sc, err := t.Meta().InputSchema(ctx)
+	sc, err := t.InputSchema(ctx)
 	if err == nil && sc == nil {
 		err = errors.New("the table records no schema to read the input with")
 	}
@@ -332,12 +332,7 @@ func checkPartitionsExist(ctx context.Context, t *hudi.Table, list string) error
 	if strings.TrimSpace(list) == "" {
 		return nil
 	}
-	m := t.Meta()
-	listing, err := m.List(ctx)
-	if err != nil {
-		return err
-	}
-	view, err := m.View(ctx, listing, "")
+	view, err := t.View(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -364,7 +359,7 @@ func deleteColumns(t *hudi.Table, op string, settings map[string]string) []strin
 	if op != "delete" {
 		return nil
 	}
-	cfg := t.Meta().Config
+	cfg := t.Config()
 	cols := cfg.RecordKeyFields()
 	idx := strings.ToUpper(strings.TrimSpace(settings["hoodie.index.type"]))
 	if idx != "GLOBAL_SIMPLE" && idx != "GLOBAL_BLOOM" {
@@ -389,7 +384,7 @@ func requireAllColumns(t *hudi.Table, op string, settings map[string]string) boo
 			return false
 		}
 	}
-	payload := t.Meta().Config.PayloadClass()
+	payload := t.Config().PayloadClass()
 	if p, ok := settings["hoodie.datasource.write.payload.class"]; ok {
 		payload = p
 	}

@@ -57,6 +57,7 @@ var sameLayer = map[string][]string{
 	"storage/gcs/gcstest":     {"storage/gcs"},
 	"storage/azure":           {"storage", "storage/blobstore"},
 	"storage/azure/azuretest": {"storage/azure"},
+	"format/hfile":            {"spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel (docs/architecture.md)
 	"fsview":                  {"timeline"},
 	"commit":                  {"commit/lock"},
 	"services/compaction":     {"write"},

@@ -94,7 +94,8 @@ func (o Options) withDefaults() Options {
 		o.TimelineZone = time.Local
 	}
 	if o.BatchSize <= 0 {
-		o.BatchSize = 10
+		var defaults *config.Config // nil: every key reads as its default
+		o.BatchSize = defaults.Int(config.CommitsArchivalBatchSize)
 	}
 	return o
 }

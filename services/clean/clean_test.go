@@ -57,7 +57,7 @@ func (f *fixture) now() time.Time { return f.clock }
 
 func (f *fixture) batches(rows []row) []arrow.Record {
 	f.t.Helper()
-	av, err := f.tb.Meta().SchemaAt(context.Background(), "")
+	av, err := f.tb.SchemaAt(context.Background(), "")
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -66,9 +66,6 @@ type Options struct {
 	Concurrency commit.Concurrency
 }
 
-// DefaultExecutionStrategy is hoodie.clustering.execution.strategy.class's default.
-const DefaultExecutionStrategy = "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"
-
 // DefaultOptions are Hudi 0.14.1's clustering defaults. The zero Options differ in its
 // booleans (SingleGroup and PreserveCommitMetadata are true by default).
 func DefaultOptions() Options {
@@ -117,20 +114,21 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 }
 
 func (o Options) withDefaults() Options {
+	var defaults *config.Config // nil: every key reads as its default
 	if o.SmallFileLimit <= 0 {
-		o.SmallFileLimit = 300 << 20
+		o.SmallFileLimit = defaults.Long(config.ClusteringPlanSmallFileLimit)
 	}
 	if o.MaxBytesPerGroup <= 0 {
-		o.MaxBytesPerGroup = 2 << 30
+		o.MaxBytesPerGroup = defaults.Long(config.ClusteringMaxBytesPerGroup)
 	}
 	if o.MaxNumGroups <= 0 {
-		o.MaxNumGroups = 30
+		o.MaxNumGroups = defaults.Int(config.ClusteringMaxNumGroups)
 	}
 	if o.TargetFileMaxBytes <= 0 {
-		o.TargetFileMaxBytes = 1 << 30
+		o.TargetFileMaxBytes = defaults.Long(config.ClusteringTargetFileMaxBytes)
 	}
 	if o.ExecutionStrategyClass == "" {
-		o.ExecutionStrategyClass = DefaultExecutionStrategy
+		o.ExecutionStrategyClass = defaults.String(config.ClusteringExecutionStrategyClass)
 	}
 	if o.Write.TimelineZone == nil {
 		o.Write.TimelineZone = time.Local
@@ -145,7 +143,7 @@ func (o Options) withDefaults() Options {
 		o.Write.Mem = memory.DefaultAllocator
 	}
 	if o.Write.MaxFileSize <= 0 {
-		o.Write.MaxFileSize = 120 << 20
+		o.Write.MaxFileSize = defaults.Long(config.ParquetMaxFileSize)
 	}
 	return o
 }

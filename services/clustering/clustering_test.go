@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/jsonl"
 	"github.com/hudi-go/hudi/fsview"
@@ -34,7 +35,7 @@ func newTable(t *testing.T, typ string, sizes map[string][]int) *hudi.Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	avroSchema, _ := tb.Meta().SchemaAt(ctx, "")
+	avroSchema, _ := tb.SchemaAt(ctx, "")
 	sc, err := schema.FromAvro(avroSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func newTable(t *testing.T, typ string, sizes map[string][]int) *hudi.Table {
 func open(t *testing.T, tb *hudi.Table) (*table.Table, *fsview.View) {
 	t.Helper()
 	ctx := context.Background()
-	m, err := table.Open(ctx, tb.Meta().Storage)
+	m, err := table.Open(ctx, tb.Storage())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 		t.Errorf("metrics %v", g.Metrics)
 	}
 	p := def.ClusteringPlan
-	if p.Version != 1 || !p.PreserveHoodieMetadata || p.Strategy.StrategyClassName != clustering.DefaultExecutionStrategy || len(p.Strategy.StrategyParams) != 0 {
+	if p.Version != 1 || !p.PreserveHoodieMetadata || p.Strategy.StrategyClassName != config.ClusteringExecutionStrategyClass.Default || len(p.Strategy.StrategyParams) != 0 {
 		t.Errorf("plan header %+v %+v", p, p.Strategy)
 	}
 
@@ -182,7 +183,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 	}
 	// Sort columns keep single groups even then, and are recorded as a strategy param.
 	sorted := plan(clustering.Options{SortColumns: []string{"id", "ts"}})
-	if got := groupShape(t, sorted); got != "a:5>1 b:1>1 c:2>1" || sorted.ClusteringPlan.Strategy.StrategyParams[clustering.KeySortColumns] != "id,ts" {
+	if got := groupShape(t, sorted); got != "a:5>1 b:1>1 c:2>1" || sorted.ClusteringPlan.Strategy.StrategyParams[config.ClusteringSortColumns.Name] != "id,ts" {
 		t.Errorf("sort columns: %s %v", got, sorted.ClusteringPlan.Strategy.StrategyParams)
 	}
 	// max.num.groups caps the plan.
@@ -256,7 +257,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 func TestPlanMORLogs(t *testing.T) {
 	ctx := context.Background()
 	tb := newTable(t, "mor", map[string][]int{"a": {3, 3}})
-	avroSchema, _ := tb.Meta().SchemaAt(ctx, "")
+	avroSchema, _ := tb.SchemaAt(ctx, "")
 	sc, _ := schema.FromAvro(avroSchema)
 	var recs []arrow.Record
 	for rec, err := range jsonl.Decode(strings.NewReader(`{"id":"a-0-0","ts":2,"payload":"updated","p":"a"}`+"\n"), sc, memory.DefaultAllocator, 0) {

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
@@ -85,7 +86,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 			Evolution:           svc.Evolution,
 		}}
 	if p.Strategy != nil {
-		for _, c := range strings.Split(p.Strategy.StrategyParams[KeySortColumns], ",") {
+		for _, c := range strings.Split(p.Strategy.StrategyParams[config.ClusteringSortColumns.Name], ",") {
 			if c = strings.TrimSpace(c); c == "" {
 				continue
 			}

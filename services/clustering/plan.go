@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/spec"
@@ -24,9 +25,6 @@ const (
 	MetricTotalLogFilesSize = "TOTAL_LOG_FILES_SIZE"
 	MetricTotalLogFiles     = "TOTAL_LOG_FILES"
 )
-
-// KeySortColumns is the strategy parameter (and setting) naming the sort columns.
-const KeySortColumns = "hoodie.clustering.plan.strategy.sort.columns"
 
 // planVersion is ClusteringPlanStrategy's CLUSTERING_PLAN_VERSION_1; every nested record
 // of the plan carries version 1 as well (the Avro defaults Java's builders keep).
@@ -135,7 +133,8 @@ func plan(ctx context.Context, t *table.Table, o Options) (*commitmeta.Requested
 	}
 	params := map[string]string{}
 	if len(o.SortColumns) > 0 {
-		params[KeySortColumns] = strings.Join(o.SortColumns, ",")
+		// The strategy parameter has the setting's name.
+		params[config.ClusteringSortColumns.Name] = strings.Join(o.SortColumns, ",")
 	}
 	return &commitmeta.RequestedReplaceMetadata{
 		OperationType: "CLUSTER",

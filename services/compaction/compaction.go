@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/filegroup"
 	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/cdc"
@@ -48,25 +48,10 @@ const (
 	MetricTotalLogFiles     = "TOTAL_LOG_FILES"
 )
 
-// Setting keys.
-const (
-	// KeyTargetIO is hoodie.compaction.target.io: MB of IO (read + write) one
-	// compaction plan may spend (default 500 GB).
-	KeyTargetIO = "hoodie.compaction.target.io"
-	// KeyStrategy is hoodie.compaction.strategy; the thresholds filter file groups out of
-	// a plan by total log bytes and number of log files.
-	KeyStrategy         = "hoodie.compaction.strategy"
-	KeyLogSizeThreshold = "hoodie.compaction.logfile.size.threshold"
-	KeyLogNumThreshold  = "hoodie.compaction.logfile.num.threshold"
-)
-
-// DefaultTargetIOMB is Java's default hoodie.compaction.target.io (500 * 1024 MB).
-const DefaultTargetIOMB = 500 * 1024
-
 // Options configure scheduling and execution.
 type Options struct {
 	// TargetIOMB caps the plan's total TOTAL_IO_MB (hoodie.compaction.target.io); <= 0
-	// takes the default.
+	// takes the default (config.TargetIOPerCompactionInMB).
 	TargetIOMB int64
 	// Write carries the Parquet and bloom settings of the new base files; its
 	// TimelineZone, Now, Logger and Mem are used too.
@@ -101,8 +86,9 @@ const (
 )
 
 func (o Options) withDefaults() Options {
+	var defaults *config.Config // nil: every key reads as its default
 	if o.TargetIOMB <= 0 {
-		o.TargetIOMB = DefaultTargetIOMB
+		o.TargetIOMB = defaults.Long(config.TargetIOPerCompactionInMB)
 	}
 	if o.Write.TimelineZone == nil {
 		o.Write.TimelineZone = time.Local
@@ -117,7 +103,7 @@ func (o Options) withDefaults() Options {
 		o.Write.Mem = memory.DefaultAllocator
 	}
 	if o.Write.MaxFileSize <= 0 {
-		o.Write.MaxFileSize = 120 << 20
+		o.Write.MaxFileSize = defaults.Long(config.ParquetMaxFileSize)
 	}
 	return o
 }
@@ -129,40 +115,32 @@ func (o Options) timeline(st storage.Storage) *commit.Timeline {
 	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger)
 }
 
-// OptionsFromSettings reads the compaction settings from hoodie.* keys.
-func OptionsFromSettings(settings map[string]string) (Options, error) {
+// OptionsFromConfig reads the compaction plan's settings from cfg (defaults included):
+// hoodie.compaction.strategy, its two thresholds hoodie.compaction.logfile.size.threshold
+// and hoodie.compaction.logfile.num.threshold, and hoodie.compaction.target.io. A strategy
+// hudi-go does not implement is refused, as are negative thresholds and a target of no IO.
+func OptionsFromConfig(cfg *config.Config) (Options, error) {
 	var o Options
-	if v := strings.TrimSpace(settings[KeyStrategy]); v != "" {
-		name := v[strings.LastIndex(v, ".")+1:]
-		switch name {
-		case StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded:
-			o.Strategy = name
-		default:
-			return o, fmt.Errorf("%s=%s: %w (supported: %s, %s, %s, %s)", KeyStrategy, v, write.ErrUnsupported,
-				StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded)
-		}
+	v := strings.TrimSpace(cfg.String(config.CompactionStrategy))
+	switch name := v[strings.LastIndex(v, ".")+1:]; name {
+	case "", StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded:
+		o.Strategy = name
+	default:
+		return o, fmt.Errorf("%s=%s: %w (supported: %s, %s, %s, %s)", config.CompactionStrategy.Name, v, write.ErrUnsupported,
+			StrategyLogFileSize, StrategyLogFileNum, StrategyBoundedIO, StrategyUnBounded)
 	}
+	o.LogSizeThreshold = cfg.Long(config.CompactionLogFileSizeThreshold)
+	o.LogNumThreshold = cfg.Int(config.CompactionLogFileNumThreshold)
 	for _, th := range []struct {
-		key string
-		dst func(int64)
-	}{
-		{KeyLogSizeThreshold, func(n int64) { o.LogSizeThreshold = n }},
-		{KeyLogNumThreshold, func(n int64) { o.LogNumThreshold = int(n) }},
-	} {
-		if v := strings.TrimSpace(settings[th.key]); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
-				return o, fmt.Errorf("%s=%q: want a non-negative number", th.key, v)
-			}
-			th.dst(n)
+		k config.Key
+		n int64
+	}{{config.CompactionLogFileSizeThreshold, o.LogSizeThreshold}, {config.CompactionLogFileNumThreshold, int64(o.LogNumThreshold)}} {
+		if th.n < 0 {
+			return o, fmt.Errorf("%s=%d: want a non-negative number", th.k.Name, th.n)
 		}
 	}
-	if v, ok := settings[KeyTargetIO]; ok && strings.TrimSpace(v) != "" {
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n <= 0 {
-			return o, fmt.Errorf("%s=%q: want a positive number of MB", KeyTargetIO, v)
-		}
-		o.TargetIOMB = n
+	if o.TargetIOMB = cfg.Long(config.TargetIOPerCompactionInMB); o.TargetIOMB <= 0 {
+		return o, fmt.Errorf("%s=%d: want a positive number of MB", config.TargetIOPerCompactionInMB.Name, o.TargetIOMB)
 	}
 	return o, nil
 }

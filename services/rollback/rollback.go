@@ -152,10 +152,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 
 // TimelineZone is the table's timeline time zone (hoodie.table.timeline.timezone).
 func TimelineZone(t *table.Table) *time.Location {
-	if tz, _ := t.Config.Props.Get(table.KeyTimelineTimezone); strings.EqualFold(tz, "UTC") {
-		return time.UTC
-	}
-	return time.Local
+	return t.Config.TimelineZone()
 }
 
 // Plan validates a rollback of target and returns the instants to roll back, newest

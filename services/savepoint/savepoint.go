@@ -103,10 +103,7 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 		}
 	}
 	if o.Location == nil {
-		o.Location = time.Local
-		if tz, _ := t.Config.Props.Get(table.KeyTimelineTimezone); tz == "UTC" {
-			o.Location = time.UTC
-		}
+		o.Location = t.Config.TimelineZone()
 	}
 	switch op {
 	case Create, Delete:

@@ -1,4 +1,4 @@
-package hudi_test
+package bloom_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package hudi_test
+package parquet_test
 
 import (
 	"context"
