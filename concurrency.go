@@ -25,6 +25,12 @@ func (t *Table) concurrency(cfg *config.Config, logger *slog.Logger) (commit.Con
 // transactions: clean, archive, rollback and savepoint operations change the timeline
 // and delete files, and run as one critical section.
 func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, fn func() error) error {
+	return t.underLockWith(ctx, cfg, logger, what, func(commit.Concurrency) error { return fn() })
+}
+
+// underLockWith is underLock handing fn the operation's concurrency (its lock is held):
+// an operation that maintains the metadata table changes it under the same lock.
+func (t *Table) underLockWith(ctx context.Context, cfg *config.Config, logger *slog.Logger, what string, fn func(commit.Concurrency) error) error {
 	c, err := t.concurrency(cfg, logger)
 	if err != nil {
 		return err
@@ -35,7 +41,7 @@ func (t *Table) underLock(ctx context.Context, cfg *config.Config, logger *slog.
 		return err
 	}
 	defer release()
-	return fn()
+	return fn(c)
 }
 
 // settingsConfig parses hoodie.* settings into a config, logging unknown keys.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/services/savepoint"
 )
 
@@ -53,14 +54,17 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 		return nil, err
 	}
 	var res *SavepointResult
-	run := func() (err error) {
-		res, err = savepoint.Run(ctx, t.meta.Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
-		return err
-	}
+	so := savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger}
 	if o.DryRun {
-		err = run()
+		res, err = savepoint.Run(ctx, t.meta.Storage, op, in, so)
 	} else {
-		err = t.underLock(ctx, cfg, o.Logger, "savepoint "+string(op), run)
+		err = t.underLockWith(ctx, cfg, o.Logger, "savepoint "+string(op), func(c commit.Concurrency) (err error) {
+			if so.Metadata, err = t.metadataWriter(cfg, c, o.Now, o.Logger, false); err != nil {
+				return err
+			}
+			res, err = savepoint.Run(ctx, t.meta.Storage, op, in, so)
+			return err
+		})
 	}
 	t.reload(ctx)
 	return res, err

@@ -47,6 +47,9 @@ type env struct {
 
 // Main runs the CLI with args (without the program name) and returns the exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
+	// Progress lines, activity lines and log records reach stderr from several goroutines
+	// (a SQL write's progress callbacks beside the query's activity ticker).
+	stderr = &lockedWriter{w: stderr}
 	e := &env{stdout: stdout, stderr: stderr, isTerminal: stdoutIsTerminal,
 		logger: slog.New(&plainHandler{w: stderr, level: slog.LevelWarn})}
 	root := &cobra.Command{
@@ -84,6 +87,18 @@ cluster, clean, archive, rollback, savepoint).`,
 		return ExitUsage
 	}
 	return ExitRuntime
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command, wrong arg count).
