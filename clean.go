@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clean"
 	"github.com/hudi-go/hudi/timeline"
@@ -43,7 +44,10 @@ func (t *Table) Clean(ctx context.Context, o CleanOptions) (*CleanResult, error)
 	if o.DryRun {
 		res, err = clean.DryRun(ctx, t.current().Storage, co)
 	} else {
-		err = t.underLock(ctx, cfg, nil, "clean", func() (err error) {
+		err = t.underLockWith(ctx, cfg, nil, "clean", func(c commit.Concurrency) (err error) {
+			if co.Metadata, err = t.metadataWriter(cfg, c, o.Now, nil, false); err != nil {
+				return err
+			}
 			res, err = clean.Run(ctx, t.current().Storage, co)
 			return err
 		})
@@ -66,7 +70,10 @@ func (t *Table) inlineClean(ctx context.Context, cfg *config.Config, o WriteOpti
 	}
 	co.Now, co.Logger = o.Now, o.Logger
 	var res *CleanResult
-	err = t.underLock(ctx, cfg, o.Logger, "inline clean", func() (err error) {
+	err = t.underLockWith(ctx, cfg, o.Logger, "inline clean", func(c commit.Concurrency) (err error) {
+		if co.Metadata, err = t.metadataWriter(cfg, c, o.Now, o.Logger, false); err != nil {
+			return err
+		}
 		res, err = clean.Run(ctx, t.current().Storage, co)
 		return err
 	})

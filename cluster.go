@@ -43,6 +43,9 @@ func (t *Table) Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, 
 		return nil, err
 	}
 	defer co.Concurrency.Close()
+	if co.Write.Metadata, err = t.metadataWriter(cfg, co.Concurrency, o.Now, nil, false); err != nil {
+		return nil, err
+	}
 	var res *ClusterResult
 	switch {
 	case o.DryRun:
@@ -109,6 +112,9 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		return false, err
 	}
 	defer co.Concurrency.Close()
+	if co.Write.Metadata, err = t.metadataWriter(cfg, co.Concurrency, o.Now, o.Logger, false); err != nil {
+		return false, err
+	}
 	inst, _, err := clustering.Schedule(ctx, t.current().Storage, co)
 	if err != nil {
 		return true, fmt.Errorf("schedule inline clustering: %w", err)

@@ -59,6 +59,9 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 		return nil, err
 	}
 	defer co.Concurrency.Close()
+	if co.Write.Metadata, err = t.metadataWriter(cfg, co.Concurrency, o.Now, nil, false); err != nil {
+		return nil, err
+	}
 	res, err := compaction.Run(ctx, t.current().Storage, o.Schedule, o.Run, co)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/services/rollback"
 	"github.com/hudi-go/hudi/spec"
 )
@@ -41,8 +42,14 @@ func (t *Table) Rollback(ctx context.Context, instant string, o RollbackOptions)
 		return nil, err
 	}
 	var res *RollbackResult
-	run := func() (err error) {
-		res, err = rollback.Run(ctx, t.current().Storage, in, rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+	ro := rollback.Options{IncludeLater: o.IncludeLater, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger}
+	run := func(c *commit.Concurrency) (err error) {
+		if c != nil {
+			if ro.Metadata, err = t.metadataWriter(cfg, *c, o.Now, o.Logger, false); err != nil {
+				return err
+			}
+		}
+		res, err = rollback.Run(ctx, t.current().Storage, in, ro)
 		return err
 	}
 	// Later calls through this handle see the new timeline, also after a partial rollback.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/services/savepoint"
 )
 
@@ -53,8 +54,14 @@ func (t *Table) Savepoint(ctx context.Context, op SavepointOp, instant string, o
 		return nil, err
 	}
 	var res *SavepointResult
-	run := func() (err error) {
-		res, err = savepoint.Run(ctx, t.current().Storage, op, in, savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger})
+	so := savepoint.Options{User: o.User, Comment: o.Comment, DryRun: o.DryRun, Now: o.Now, Logger: o.Logger}
+	run := func(c *commit.Concurrency) (err error) {
+		if c != nil {
+			if so.Metadata, err = t.metadataWriter(cfg, *c, o.Now, o.Logger, false); err != nil {
+				return err
+			}
+		}
+		res, err = savepoint.Run(ctx, t.current().Storage, op, in, so)
 		return err
 	}
 	return res, t.change(ctx, cfg, o.Logger, "savepoint "+string(op), o.DryRun, run)

@@ -133,7 +133,10 @@ func TestTimelineFilesChangeOnlyThroughTheHandle(t *testing.T) {
 		clock = clock.Add(time.Second)
 		return clock
 	}
-	quiet := map[string]string{"hoodie.archive.automatic": "false", "hoodie.clean.automatic": "false", "hoodie.parquet.small.file.limit": "0"}
+	// The metadata table compacts at every write, so that archival (bounded by its latest
+	// compaction) has commits to archive at the end.
+	quiet := map[string]string{"hoodie.archive.automatic": "false", "hoodie.clean.automatic": "false", "hoodie.parquet.small.file.limit": "0",
+		"hoodie.metadata.compact.max.delta.commits": "1"}
 	write := func(op string, rows []row) string {
 		t.Helper()
 		res, err := tb.Write(ctx, batchesOf(t, tb, rows), hudi.WriteOptions{Operation: op, Now: now, Settings: quiet})

@@ -211,6 +211,10 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if wo.Concurrency.Lock != nil {
 		wo.Concurrency.Lock.SetLogger(o.Logger)
 	}
+	if wo.Metadata, err = t.metadataWriter(cfg, wo.Concurrency, o.Now, o.Logger, true); err != nil {
+		wo.Concurrency.Close()
+		return write.Options{}, nil, err
+	}
 	return wo, cfg, nil
 }
 

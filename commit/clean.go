@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -20,6 +22,16 @@ import (
 // two schedulers never share an instant).
 func (ct *Timeline) RequestClean(ctx context.Context, tl *timeline.Timeline, plan []byte) (spec.InstantTime, error) {
 	return ct.requestPlan(ctx, tl, spec.ActionClean, plan, "request clean")
+}
+
+// RequestCleanAt schedules a clean at the given instant time (create-if-absent: ErrExist
+// if the instant exists): the metadata table's cleans take its latest deltacommit's
+// instant plus Java's clean suffix "002".
+func (ct *Timeline) RequestCleanAt(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, plan []byte) error {
+	if err := ct.put(ctx, tl, inst, spec.ActionClean, spec.StateRequested, plan); err != nil {
+		return fmt.Errorf("request clean %s: %w", inst, err)
+	}
+	return nil
 }
 
 // BeginClean marks the pending clean instant inflight, writing the plan into
@@ -44,6 +56,16 @@ func (ct *Timeline) BeginClean(ctx context.Context, tl *timeline.Timeline, in ti
 // commit point. A completed file already there (another cleaner finished the same plan)
 // is not an error.
 func (ct *Timeline) CompleteClean(ctx context.Context, tl *timeline.Timeline, instant spec.InstantTime, meta []byte) error {
+	if ct.meta != nil {
+		// Java's CleanActionExecutor writes the metadata table before the completed clean.
+		cm, err := commitmeta.DecodeClean(meta)
+		if err != nil {
+			return fmt.Errorf("complete clean %s: %w", instant, err)
+		}
+		if err := ct.updateMetadata(ctx, table.MetadataUpdate{Instant: instant, Clean: cm}); err != nil {
+			return err
+		}
+	}
 	if err := ct.putOnce(ctx, tl, instant, spec.ActionClean, spec.StateCompleted, meta); err != nil {
 		return fmt.Errorf("complete clean %s: %w", instant, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -80,6 +81,31 @@ func (ct *Timeline) Begin(ctx context.Context, tl *timeline.Timeline, action spe
 	return txn, nil
 }
 
+// BeginAt starts a write of the given action at the given instant time instead of a new
+// one, without a heartbeat: a metadata-table deltacommit, which takes the instant time of
+// the data-table instant it records (Java's metadata writer calls startCommitWithTime
+// with it). It runs under the data table's lock, which is what keeps two writers apart;
+// a pending instant left by a dead one is rolled back by the next (RollbackFailedWrites,
+// EAGER). The requested file is created only if absent: an instant already there is
+// ErrExist (the caller rolls it back first).
+func (ct *Timeline) BeginAt(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action, requested []byte,
+	inflight *commitmeta.CommitMetadata) (*Txn, error) {
+	if err := ct.put(ctx, tl, inst, action, spec.StateRequested, requested); err != nil {
+		return nil, fmt.Errorf("request instant %s: %w", inst, err)
+	}
+	var body []byte
+	if inflight != nil {
+		var err error
+		if body, err = commitmeta.EncodeJSON(inflight); err != nil {
+			return nil, err
+		}
+	}
+	if err := ct.put(ctx, tl, inst, action, spec.StateInflight, body); err != nil {
+		return nil, fmt.Errorf("mark instant %s inflight: %w", inst, err)
+	}
+	return &Txn{ct: ct, tl: tl, Instant: inst, Action: action}, nil
+}
+
 // MarkerPath is the marker of a data file written by instant.
 func MarkerPath(instant spec.InstantTime, partition, fileName string, ioType IOType) string {
 	return storage.Join(TempDir, string(instant), partition, fileName+".marker."+string(ioType))
@@ -118,20 +144,27 @@ func (t *Txn) Complete(ctx context.Context, meta *commitmeta.CommitMetadata) err
 		return err
 	}
 	defer release()
+	// The metadata table learns of the instant first (Java's writeTableMetadata, inside the
+	// commit's transaction): a reader that sees the completed file finds its files there.
+	if err := t.ct.updateMetadata(ctx, table.MetadataUpdate{Instant: t.Instant, Commit: meta}); err != nil {
+		return err
+	}
 	if err := t.ct.put(ctx, t.tl, t.Instant, t.Action, spec.StateCompleted, body); err != nil {
 		return fmt.Errorf("complete instant %s: %w", t.Instant, err)
 	}
 	t.done = true
-	t.heartbeat.Stop()
 	_ = storage.DeleteTree(ctx, t.ct.st, storage.Join(TempDir, string(t.Instant)))
-	_ = t.ct.st.Delete(ctx, HeartbeatPath(t.Instant))
+	if t.heartbeat != nil {
+		t.heartbeat.Stop()
+		_ = t.ct.st.Delete(ctx, HeartbeatPath(t.Instant))
+	}
 	return nil
 }
 
 // Close stops the heartbeat of a write that did not complete; its files stay for the
 // next writer's rollback (the heartbeat file stays too, and expires).
 func (t *Txn) Close() {
-	if !t.done {
+	if !t.done && t.heartbeat != nil {
 		t.heartbeat.Stop()
 	}
 }

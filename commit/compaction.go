@@ -17,6 +17,16 @@ func (ct *Timeline) RequestCompaction(ctx context.Context, tl *timeline.Timeline
 	return ct.requestPlan(ctx, tl, spec.ActionCompaction, plan, "request compaction")
 }
 
+// RequestCompactionAt schedules a compaction at the given instant time (create-if-absent:
+// ErrExist if the instant exists): the metadata table's compactions take its latest
+// deltacommit's instant plus Java's compaction suffix "001".
+func (ct *Timeline) RequestCompactionAt(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, plan []byte) error {
+	if err := ct.put(ctx, tl, inst, spec.ActionCompaction, spec.StateRequested, plan); err != nil {
+		return fmt.Errorf("request compaction %s: %w", inst, err)
+	}
+	return nil
+}
+
 // BeginCompaction starts (or restarts) executing the pending compaction instant: it takes
 // the instant's heartbeat (refusing with ErrWriterAlive while another compactor's is
 // live), creates the empty <C>.compaction.inflight if absent, and returns a Txn whose

@@ -11,6 +11,7 @@ import (
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -133,6 +134,10 @@ func (ct *Timeline) ResumeRestore(ctx context.Context, tl *timeline.Timeline, in
 	out, err := encodeContainer(avroschema.RestoreMetadata.JSON(), restoreMetadataValue(meta))
 	if err != nil {
 		return nil, fmt.Errorf("encode restore metadata %s: %w", in.Time, err)
+	}
+	// Java's finishRestore brings the metadata table in line before the completed file.
+	if err := ct.updateMetadata(ctx, table.MetadataUpdate{Instant: in.Time, Restore: true}); err != nil {
+		return nil, err
 	}
 	if err := ct.putOnce(ctx, tl, in.Time, spec.ActionRestore, spec.StateCompleted, out); err != nil {
 		return nil, fmt.Errorf("complete restore %s: %w", in.Time, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -560,6 +561,11 @@ func (ct *Timeline) runRollback(ctx context.Context, tl *timeline.Timeline, rb, 
 		if err != nil {
 			return nil, fmt.Errorf("encode rollback metadata for %s: %w", target, err)
 		}
+		// Java's finishRollback writes the metadata table before the completed rollback
+		// (a restore's rollbacks do not: the restore reconciles it once, at its end).
+		if err := ct.updateMetadata(ctx, table.MetadataUpdate{Instant: rb, Rollback: meta}); err != nil {
+			return nil, err
+		}
 		if err := ct.putOnce(ctx, tl, rb, spec.ActionRollback, spec.StateCompleted, body); err != nil {
 			return nil, fmt.Errorf("complete rollback %s of %s: %w", rb, target, err)
 		}
@@ -646,7 +652,12 @@ func tidyCompleted(ctx context.Context, st storage.Storage, tl *timeline.Timelin
 
 // idleBefore is the time before which a file nobody writes any more was last written: a
 // heartbeat expiry ago (see RemoveLeftovers).
-func (ct *Timeline) idleBefore() time.Time { return ct.now().Add(-ct.hb.Expiry()) }
+func (ct *Timeline) idleBefore() time.Time {
+	if ct.exclusive {
+		return ct.now().Add(time.Hour) // no other writer: every temp file is idle
+	}
+	return ct.now().Add(-ct.hb.Expiry())
+}
 
 // removeTempFiles deletes the temp files (".<prefix>….tmp-<n>") a killed writer left in dir.
 func removeTempFiles(ctx context.Context, st storage.Storage, dir, prefix string) {

@@ -48,7 +48,18 @@ func (ct *Timeline) RollbackInstant(ctx context.Context, tl *timeline.Timeline, 
 	return ct.rollbackInstant(ctx, tl, in, true)
 }
 
+// RollbackInstantAt is RollbackInstant under the given rollback instant time instead of a
+// new one: the metadata table rolls back its deltacommit of a data instant under the data
+// rollback's instant plus Java's rollback suffix ("006").
+func (ct *Timeline) RollbackInstantAt(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, rb spec.InstantTime) (*InstantRollback, error) {
+	return ct.rollbackInstantAt(ctx, tl, in, rb, true)
+}
+
 func (ct *Timeline) rollbackInstant(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, publish bool) (*InstantRollback, error) {
+	return ct.rollbackInstantAt(ctx, tl, in, "", publish)
+}
+
+func (ct *Timeline) rollbackInstantAt(ctx context.Context, tl *timeline.Timeline, in timeline.Instant, rb spec.InstantTime, publish bool) (*InstantRollback, error) {
 	if !in.Action.IsDataAction() {
 		return nil, fmt.Errorf("instant %s is a %s: only commit, deltacommit, replacecommit and compaction instants can be rolled back", in.Time, in.Action)
 	}
@@ -56,7 +67,9 @@ func (ct *Timeline) rollbackInstant(ctx context.Context, tl *timeline.Timeline, 
 	if err != nil {
 		return nil, err
 	}
-	rb := ct.NewInstantTime(tl)
+	if rb == "" {
+		rb = ct.NewInstantTime(tl)
+	}
 	meta, err := ct.runRollback(ctx, tl, rb, in.Time, in.Action, w, true, publish)
 	if err != nil {
 		return nil, err

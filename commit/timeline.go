@@ -10,6 +10,7 @@ import (
 	"github.com/hudi-go/hudi/commit/lock"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
 
@@ -32,6 +33,11 @@ type Timeline struct {
 	hb     HeartbeatOptions
 	lock   *lock.Manager
 	logger *slog.Logger
+	// meta keeps the metadata table current (nil: none is maintained): each data-table
+	// instant is recorded in it before the instant's completed file is written.
+	meta table.MetadataWriter
+	// exclusive: see TimelineOptions.Exclusive.
+	exclusive bool
 }
 
 // TimelineOptions configure a Timeline; the zero value takes the defaults.
@@ -46,6 +52,13 @@ type TimelineOptions struct {
 	// Lock is the table lock (nil: none is taken; Lock and Txn.Complete then do not wait).
 	Lock   *lock.Manager
 	Logger *slog.Logger
+	// Metadata keeps the table's metadata table current (nil: the operation maintains none).
+	Metadata table.MetadataWriter
+	// Exclusive says that every writer of this timeline holds one lock while it writes (the
+	// metadata table's, whose writes all run under the data table's lock): a rollback may
+	// then remove the temp files of a failed instant's log files at once, instead of after
+	// a heartbeat expiry without writes (a live concurrent writer cannot own them).
+	Exclusive bool
 }
 
 // NewTimeline returns the handle that changes the timeline of the table rooted at st.
@@ -59,7 +72,8 @@ func NewTimeline(st storage.Storage, o TimelineOptions) *Timeline {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Timeline{st: st, now: o.Now, zone: o.Zone, hb: o.Heartbeat.withDefaults(), lock: o.Lock, logger: o.Logger}
+	return &Timeline{st: st, now: o.Now, zone: o.Zone, hb: o.Heartbeat.withDefaults(), lock: o.Lock, logger: o.Logger, meta: o.Metadata,
+		exclusive: o.Exclusive}
 }
 
 // Timeline returns the handle for an operation with these concurrency settings: their
@@ -75,6 +89,31 @@ func (ct *Timeline) WithClock(now Clock) *Timeline {
 	c := *ct
 	c.now = now
 	return &c
+}
+
+// WithMetadata returns a copy of the handle that records every instant it completes in
+// the table's metadata table through mw (nil: none), as Java's write client does when
+// hoodie.metadata.enable is true: a commit, deltacommit or replacecommit (Txn.Complete),
+// a clean (CompleteClean), a rollback and a restore each write their metadata-table
+// deltacommit before their completed file.
+func (ct *Timeline) WithMetadata(mw table.MetadataWriter) *Timeline {
+	c := *ct
+	c.meta = mw
+	return &c
+}
+
+// Metadata is the handle's metadata writer (nil: none).
+func (ct *Timeline) Metadata() table.MetadataWriter { return ct.meta }
+
+// updateMetadata records u in the metadata table, if one is maintained.
+func (ct *Timeline) updateMetadata(ctx context.Context, u table.MetadataUpdate) error {
+	if ct.meta == nil {
+		return nil
+	}
+	if err := ct.meta.Update(ctx, u); err != nil {
+		return fmt.Errorf("metadata table: record instant %s: %w", u.Instant, err)
+	}
+	return nil
 }
 
 // Storage is the table's storage.

@@ -38,7 +38,9 @@ func (t *Txn) CheckAlive(ctx context.Context, tl *timeline.Timeline) error {
 // under a new rollback instant allocated on tl, which the caller read under the table
 // lock. It returns the rollback instant.
 func (t *Txn) Abort(ctx context.Context, tl *timeline.Timeline) (spec.InstantTime, error) {
-	t.heartbeat.Stop()
+	if t.heartbeat != nil {
+		t.heartbeat.Stop()
+	}
 	t.done = true
 	rb := t.ct.NewInstantTime(tl)
 	if err := t.ct.executeRollback(ctx, tl, rb, t.Instant, t.Action.CompletedAction(), true); err != nil {

@@ -13,8 +13,9 @@
 // metadata table is written before the data instant completes, so a failed data write can
 // leave a completed metadata deltacommit behind.
 //
-// The package only reads. hudi-go still disables and deletes the metadata table before its
-// first write to a table that has one (table.PrepareChange).
+// The package also encodes metadata records and their HFiles (Encoder) and computes the
+// files-partition records each kind of data-table instant makes (CommitRecords,
+// CleanRecords, RollbackRecords); package mdt/mdtwrite writes them.
 package mdt
 
 import (
@@ -26,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/timeline"
@@ -64,6 +66,8 @@ type Table struct {
 	// Java reads a partition only if it is listed there.
 	Available []string
 	schemas   schemaCache
+	// valid is the set of instants whose log blocks are read (validInstants).
+	valid map[spec.InstantTime]bool
 }
 
 // Open opens the metadata table of the table rooted at st.
@@ -86,6 +90,9 @@ func Open(ctx context.Context, st storage.Storage) (*Table, error) {
 	}
 	if t.Timeline, err = loadTimeline(ctx, mst, mdtProps); err != nil {
 		return nil, fmt.Errorf("metadata table: %w", err)
+	}
+	if t.valid, err = t.validInstants(ctx); err != nil {
+		return nil, fmt.Errorf("metadata table: valid instants: %w", err)
 	}
 	if v, ok := dataProps.Get(keyMetadataPartitions); ok {
 		for _, p := range strings.Split(v, ",") {
@@ -142,28 +149,120 @@ func (t *Table) committedInMDT(ts spec.InstantTime) bool {
 }
 
 // validOnData reports whether a metadata-table log block written by instant ts is to be
-// read, following HoodieTableMetadataUtil.getValidInstantTimestamps: the instant completed
-// on the data table (any action), or is older than the data table's active timeline, or
-// is the metadata table's own — partition initialization, indexing, compaction, log
-// compaction, rollback — which has no instant of that time on the data table. An instant
-// the data table has but did not complete (an inflight or failed write) is not valid: the
-// metadata table is written before the data instant completes.
-//
-// Java lists the completed data instants, the metadata table's indexing and log-compaction
-// instants, the instants that completed rollbacks and restores rolled back, and the
-// initialization instant; "no data instant of that time" is this package's reading of the
-// last three (a rolled-back instant's files are gone from the data timeline).
+// read: ts is in Java's set of valid instants (HoodieTableMetadataUtil.getValidInstantTimestamps,
+// see validInstants). The metadata table is written before the data instant completes, so
+// a block of a data instant that is pending, failed, or removed by a restore that has not
+// completed is not read.
 func (t *Table) validOnData(ts spec.InstantTime) bool {
-	at := t.DataTimeline.At(ts)
-	for _, in := range at {
+	return t.valid[ts]
+}
+
+// validInstants computes HoodieTableMetadataUtil.getValidInstantTimestamps (Hudi 0.14): the
+// completed instants of the data table (any action); the metadata table's completed
+// deltacommits that carry one of its operation suffixes (a 20-digit instant ending in
+// 001–006 or 010 and up: partition initializations, indexing, …); the instants that
+// completed rollbacks and restores of the data table rolled back, for those newer than the
+// earliest valid instant; the metadata table's completed rollbacks and restores; and its
+// completed deltacommits whose instant starts with 00000000000000 (the initialization of a
+// table without commits).
+func (t *Table) validInstants(ctx context.Context) (map[spec.InstantTime]bool, error) {
+	valid := map[spec.InstantTime]bool{}
+	for _, in := range t.DataTimeline.Instants {
 		if in.IsCompleted() {
-			return true
+			valid[in.Time] = true
 		}
 	}
-	if len(at) == 0 {
-		return true
+	for _, in := range t.Timeline.Instants {
+		if in.IsCompleted() && in.Action == spec.ActionDeltaCommit && validSuffixInstant(in.Time) {
+			valid[in.Time] = true
+		}
 	}
-	return t.DataTimeline.IsBeforeStart(ts)
+	earliest := spec.InstantTime(soloCommitTimestamp)
+	first := true
+	for ts := range valid {
+		if first || ts.Compare(earliest) < 0 {
+			earliest, first = ts, false
+		}
+	}
+	for _, in := range t.DataTimeline.Instants {
+		if !in.IsCompleted() || (in.Action != spec.ActionRollback && in.Action != spec.ActionRestore) || in.Time.Compare(earliest) <= 0 {
+			continue
+		}
+		b, err := t.DataTimeline.ReadCompleted(ctx, t.st, in)
+		if err != nil {
+			return nil, fmt.Errorf("read %s %s: %w", in.Action, in.Time, err)
+		}
+		rolled, err := rolledBackInstants(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", in.Action, in.Time, err)
+		}
+		for _, r := range rolled {
+			valid[spec.InstantTime(r)] = true
+		}
+	}
+	for _, in := range t.Timeline.Instants {
+		if in.IsCompleted() && (in.Action == spec.ActionRollback || in.Action == spec.ActionRestore) {
+			valid[in.Time] = true
+		}
+		if in.IsCompleted() && in.Action == spec.ActionDeltaCommit && strings.HasPrefix(string(in.Time), soloCommitTimestamp) {
+			valid[in.Time] = true
+		}
+	}
+	return valid, nil
+}
+
+// soloCommitTimestamp is HoodieTableMetadata.SOLO_COMMIT_TIMESTAMP.
+const soloCommitTimestamp = "00000000000000"
+
+// validSuffixInstant is HoodieTableMetadataUtil.isValidInstant without the action check:
+// a 17-digit instant plus a 3-digit suffix that is an operation suffix (001–006) or a
+// partition initialization suffix (010 and up).
+func validSuffixInstant(ts spec.InstantTime) bool {
+	if len(ts) != 20 {
+		return false
+	}
+	suffix := string(ts[17:])
+	return (suffix >= "001" && suffix <= "006") || suffix >= "010"
+}
+
+// rolledBackInstants reads the instants a completed rollback or restore rolled back: a
+// rollback's commitsRollback, the commitsRollback of every rollback a restore records.
+func rolledBackInstants(b []byte) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil // Java falls back to the rollback plan; an empty file names nothing here
+	}
+	_, values, err := avro.ReadContainer(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	strs := func(v any) {
+		if a, ok := v.([]any); ok {
+			for _, e := range a {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	for _, v := range values {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		strs(m["commitsRollback"])
+		if rms, ok := m["hoodieRestoreMetadata"].(map[string]any); ok {
+			for _, list := range rms {
+				l, _ := list.([]any)
+				for _, rm := range l {
+					if r, ok := rm.(map[string]any); ok {
+						strs(r["commitsRollback"])
+					}
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // partitionFromMDT maps the metadata table's name of a data partition to the relative
@@ -174,4 +273,21 @@ func partitionFromMDT(p string) string {
 		return ""
 	}
 	return p
+}
+
+// LatestCompaction returns the instant of the metadata table's latest completed
+// compaction (a commit on its timeline; HoodieBackedTableMetadata.getLatestCompactionTime),
+// ok false when it has none. version is the data table's (and so the metadata table's).
+func LatestCompaction(ctx context.Context, st storage.Storage, version spec.TableVersion) (spec.InstantTime, bool, error) {
+	tl, err := timeline.Load(ctx, Storage(st), version, "")
+	if err != nil {
+		return "", false, fmt.Errorf("metadata table: %w", err)
+	}
+	var last spec.InstantTime
+	for _, in := range tl.Instants {
+		if in.Action == spec.ActionCommit && in.IsCompleted() {
+			last = in.Time
+		}
+	}
+	return last, last != "", nil
 }

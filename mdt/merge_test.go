@@ -181,7 +181,7 @@ func TestMergeRules(t *testing.T) {
 			want: "k1: f2\nk3: f3",
 		},
 	}
-	schema, err := avro.Parse(avroschema.MetadataRecord.JSON())
+	schema, err := avro.Parse(avroschema.MetadataRecordV8.JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +220,9 @@ func runMergeCase(t *testing.T, schema *avro.Schema, layout int, layout1 func([]
 			Timeline:     timeline.FromFileNames(tlLayout, tlDir, mdtNames),
 		}
 		var err error
+		if tbl.valid, err = tbl.validInstants(ctx); err != nil {
+			t.Fatal(err)
+		}
 		var slice fsview.FileSlice
 		if tt.base != nil {
 			name := "fg-0000-0_0-1-1_" + t1 + ".hfile"

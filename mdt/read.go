@@ -40,6 +40,13 @@ func (t *Table) ReadPartition(ctx context.Context, partition string) (map[string
 	return out, nil
 }
 
+// ReadSlice merges the records of one file slice of the metadata table (its log blocks
+// over its base file, as readers and its compaction merge them); deleted keys are left
+// out, file listings keep their tombstones.
+func (t *Table) ReadSlice(ctx context.Context, slice fsview.FileSlice) (map[string]*Record, error) {
+	return t.readSlice(ctx, slice, nil)
+}
+
 // readSlice merges one file slice: its log records among themselves in order, then over
 // the base file's records (HoodieBackedTableMetadata.readFromBaseAndMergeWithLogRecords).
 // keys, sorted, limits the read to those keys (point lookups in the HFiles); nil reads

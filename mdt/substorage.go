@@ -2,17 +2,17 @@ package mdt
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hudi-go/hudi/storage"
 )
 
-// errReadOnly: this package only reads the metadata table (hudi-go deletes it before its
-// first write to a table that has one: table.PrepareChange).
-var errReadOnly = errors.New("metadata table: read-only access")
+// Storage returns the data table's storage st rooted at its metadata table's folder, so
+// that the timeline, file-system view and commit code work on the metadata table as the
+// table it is (its plans and rollback metadata name files under .hoodie/metadata, as
+// Java's do).
+func Storage(st storage.Storage) storage.Storage { return subStorage{st: st, dir: Dir} }
 
-// subStorage is the data table's storage rooted at the metadata table's folder, so the
-// timeline and file-system view code reads the metadata table as the table it is.
+// subStorage is the data table's storage rooted at the metadata table's folder.
 type subStorage struct {
 	st  storage.Storage
 	dir string
@@ -32,6 +32,11 @@ func (s subStorage) List(ctx context.Context, dir string) ([]storage.FileInfo, e
 	return s.st.List(ctx, s.path(dir))
 }
 
+// OpenSized keeps the backend's open without a size lookup (storage.SizedOpener).
+func (s subStorage) OpenSized(ctx context.Context, p string, size int64) (storage.File, error) {
+	return storage.OpenSized(ctx, s.st, s.path(p), size)
+}
+
 // ListNames keeps the backend's cheaper name listing (storage.NameLister).
 func (s subStorage) ListNames(ctx context.Context, dir string) ([]storage.FileInfo, error) {
 	return storage.ListNames(ctx, s.st, s.path(dir))
@@ -41,8 +46,21 @@ func (s subStorage) Stat(ctx context.Context, p string) (storage.FileInfo, error
 	return s.st.Stat(ctx, s.path(p))
 }
 
-func (s subStorage) Create(context.Context, string) (storage.Writer, error) { return nil, errReadOnly }
-func (s subStorage) Put(context.Context, string, []byte) error              { return errReadOnly }
-func (s subStorage) Delete(context.Context, string) error                   { return errReadOnly }
-func (s subStorage) MkdirAll(context.Context, string) error                 { return errReadOnly }
-func (s subStorage) Root() string                                           { return storage.Join(s.st.Root(), s.dir) }
+func (s subStorage) Create(ctx context.Context, p string) (storage.Writer, error) {
+	return s.st.Create(ctx, s.path(p))
+}
+
+func (s subStorage) Put(ctx context.Context, p string, data []byte) error {
+	return s.st.Put(ctx, s.path(p), data)
+}
+
+func (s subStorage) Delete(ctx context.Context, p string) error { return s.st.Delete(ctx, s.path(p)) }
+
+func (s subStorage) MkdirAll(ctx context.Context, dir string) error {
+	return s.st.MkdirAll(ctx, s.path(dir))
+}
+
+func (s subStorage) Root() string { return storage.Join(s.st.Root(), s.dir) }
+
+// URI keeps the backend's scheme (storage.URIer) for paths Java writes with one.
+func (s subStorage) URI() string { return storage.URI(s.st, s.dir) }

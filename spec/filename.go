@@ -44,7 +44,7 @@ func ParseBaseFileName(name string) (BaseFileName, bool) {
 	if i1 <= 0 {
 		return BaseFileName{}, false
 	}
-	inst, err := ParseInstantTime(stem[i2+1:])
+	inst, err := ParseFileInstant(stem[i2+1:])
 	if err != nil {
 		return BaseFileName{}, false
 	}
@@ -103,7 +103,7 @@ func ParseLogFileName(name string) (LogFileName, bool) {
 		rest := s[us+1:]
 		dot := strings.IndexByte(rest, '.')
 		if dot > 0 {
-			if inst, err := ParseInstantTime(rest[:dot]); err == nil {
+			if inst, err := ParseFileInstant(rest[:dot]); err == nil {
 				l.FileID = FileID(s[:us])
 				l.Instant = inst
 				s = rest[dot+1:]
@@ -206,14 +206,14 @@ func ParseInstantFileName(name string) (InstantFileName, bool) {
 	var f InstantFileName
 	ts := name[:dot]
 	if u := strings.IndexByte(ts, '_'); u >= 0 {
-		c, err := ParseInstantTime(ts[u+1:])
+		c, err := ParseFileInstant(ts[u+1:])
 		if err != nil {
 			return InstantFileName{}, false
 		}
 		f.Completion = c
 		ts = ts[:u]
 	}
-	inst, err := ParseInstantTime(ts)
+	inst, err := ParseFileInstant(ts)
 	if err != nil {
 		return InstantFileName{}, false
 	}

@@ -36,6 +36,25 @@ func ParseInstantTime(s string) (InstantTime, error) {
 	return InstantTime(s), nil
 }
 
+// ParseFileInstant validates the instant of a timeline, base or log file name: what
+// ParseInstantTime accepts, and also the instants of a metadata table, which Java 0.14
+// forms by appending 3-digit operation suffixes to a 14- or 17-digit instant
+// (HoodieTableMetadataUtil: "010" and up for a partition's initialization, "001" for a
+// compaction, "002" for a clean, "003" for a restore, "006" for a rollback; a suffix can
+// be added twice, e.g. a compaction after an initialization: "…010001"). They order as
+// strings, as Java compares them.
+func ParseFileInstant(s string) (InstantTime, error) {
+	if len(s) > 17 && (len(s)-17)%3 == 0 && len(s) <= 26 {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return "", fmt.Errorf("instant time %q: non-digit at position %d", s, i)
+			}
+		}
+		return InstantTime(s), nil
+	}
+	return ParseInstantTime(s)
+}
+
 // Less reports whether t sorts before u. 14-digit instants compare as if padded with
 // "000" milliseconds, as Java does when it normalizes them.
 func (t InstantTime) Less(u InstantTime) bool { return t.Compare(u) < 0 }
@@ -69,6 +88,9 @@ func (t InstantTime) String() string { return string(t) }
 // Time interprets the instant as a wall-clock time in loc (the timeline's time zone).
 func (t InstantTime) Time(loc *time.Location) (time.Time, error) {
 	s := string(t)
+	if len(s) > 17 {
+		s = s[:17] // a metadata-table instant: its data-table instant, suffix dropped
+	}
 	if len(s) == 17 {
 		s = s[:14] + "." + s[14:]
 		return time.ParseInLocation(instantLayoutMillis, s, loc)

@@ -148,3 +148,40 @@ func FuzzParseNames(f *testing.F) {
 		ParseInstantArg(s)
 	})
 }
+
+// TestMetadataTableInstants pins the instants Java 0.14 gives metadata-table operations
+// (HoodieTableMetadataUtil: data instant + 3-digit suffix): file names carrying them parse,
+// user input does not take them, and they order as strings.
+func TestMetadataTableInstants(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"20240101120000000010.deltacommit", true},          // partition initialization
+		{"20240101120000000001.compaction.requested", true}, // compaction
+		{"20240101120000000010001.commit", true},            // compaction after an initialization
+		{"00000000000000010.deltacommit.inflight", true},    // initialization of a new table
+		{"2024010112000000001.deltacommit", false},          // 19 digits
+		{"2024010112000000000x1.deltacommit", false},
+	} {
+		_, ok := ParseInstantFileName(tc.name)
+		if ok != tc.ok {
+			t.Errorf("ParseInstantFileName(%q) ok = %v, want %v", tc.name, ok, tc.ok)
+		}
+	}
+	if b, ok := ParseBaseFileName("files-0000-0_0-1-0_20240101120000000010.hfile"); !ok || b.Instant != "20240101120000000010" || b.FileID != "files-0000-0" {
+		t.Errorf("ParseBaseFileName = %+v, %v", b, ok)
+	}
+	if l, ok := ParseLogFileName(".files-0000-0_20240101120000000010.log.1_0-0-0"); !ok || l.Instant != "20240101120000000010" || l.FileID != "files-0000-0" {
+		t.Errorf("ParseLogFileName = %+v, %v", l, ok)
+	}
+	if _, err := ParseInstantTime("20240101120000000010"); err == nil {
+		t.Error("ParseInstantTime took a metadata-table instant as user input")
+	}
+	if !InstantTime("20240101120000000").Less("20240101120000000010") || !InstantTime("20240101120000000010").Less("20240101120000001") {
+		t.Error("metadata-table instants must order as strings between their data instant and the next")
+	}
+	if tm, err := InstantTime("20240101120000123010").Time(time.UTC); err != nil || tm.Nanosecond() != 123e6 {
+		t.Errorf("Time of a suffixed instant = %v, %v", tm, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/timeline"
 )
@@ -46,15 +47,58 @@ func (t *Table) CheckWritableFeatures() error {
 	return nil
 }
 
-// PrepareChange is what every operation that changes a table's files or timeline (a
-// write, compaction, clustering, clean, rollback, savepoint and restore) does before it
-// changes anything: refuse a table it cannot write (CheckWritableFeatures), then disable
-// and delete a metadata table, which hudi-go does not maintain (DisableMetadataTable), so
-// that Java readers list the files directly instead of through a stale metadata table.
-// It returns the table re-read when hoodie.properties changed, else t.
+// MetadataWriter keeps a table's metadata table current while an operation changes the
+// table, as Java 0.14's HoodieBackedTableMetadataWriter does when hoodie.metadata.enable
+// is true (package mdt/mdtwrite implements it). An operation is given one (or nil, when the
+// metadata table is disabled) and hands it to PrepareChangeFor and to its timeline handle
+// (commit.Timeline.WithMetadata), which call it at the points Java does.
+type MetadataWriter interface {
+	// Prepare runs before the operation changes anything (PrepareChangeFor): it creates the
+	// metadata table of a table that has none (bootstrapping it from a listing) and runs
+	// the metadata table's own services. t is the table as the operation sees it; Prepare
+	// returns it re-read when it changed hoodie.properties.
+	Prepare(ctx context.Context, t *Table) (*Table, error)
+	// Update records a data-table instant in the metadata table — a metadata deltacommit
+	// of the same instant time — before the instant completes on the data timeline.
+	Update(ctx context.Context, u MetadataUpdate) error
+}
+
+// MetadataUpdate is a data-table instant about to complete, with the metadata it is
+// completed with: exactly one of Commit, Clean, Rollback and Restore is set.
+type MetadataUpdate struct {
+	Instant spec.InstantTime
+	// Commit is the metadata of a commit, deltacommit or replacecommit (a write, a
+	// compaction, a clustering).
+	Commit *commitmeta.CommitMetadata
+	// Clean is the metadata of a clean.
+	Clean *commitmeta.CleanMetadata
+	// Rollback is the metadata of a rollback.
+	Rollback *commitmeta.RollbackMetadata
+	// Restore marks a restore (its instant is Instant); the writer reconciles the metadata
+	// table with the restored table.
+	Restore bool
+}
+
+// PrepareChange is PrepareChangeFor with no metadata writer: the operation does not
+// maintain a metadata table, so it deletes the table's.
 func (t *Table) PrepareChange(ctx context.Context, now time.Time, logger *slog.Logger) (*Table, error) {
+	return t.PrepareChangeFor(ctx, now, logger, nil)
+}
+
+// PrepareChangeFor is what every operation that changes a table's files or timeline (a
+// write, compaction, clustering, clean, rollback, savepoint and restore) does before it
+// changes anything: refuse a table it cannot write (CheckWritableFeatures); then, with a
+// metadata writer (hoodie.metadata.enable=true), let it create or catch up the metadata
+// table (MetadataWriter.Prepare); without one, disable and delete the metadata table
+// (DisableMetadataTable), as Java does when a writer runs with hoodie.metadata.enable=false,
+// so that Java readers list the files directly instead of through a stale metadata table.
+// It returns the table re-read when hoodie.properties changed, else t.
+func (t *Table) PrepareChangeFor(ctx context.Context, now time.Time, logger *slog.Logger, mw MetadataWriter) (*Table, error) {
 	if err := t.CheckWritableFeatures(); err != nil {
 		return nil, err
+	}
+	if mw != nil {
+		return mw.Prepare(ctx, t)
 	}
 	had, err := t.DisableMetadataTable(ctx, now)
 	if err != nil {
@@ -66,7 +110,7 @@ func (t *Table) PrepareChange(ctx context.Context, now time.Time, logger *slog.L
 	if logger == nil {
 		logger = slog.Default()
 	}
-	logger.Warn("the table had a metadata table; hudi-go does not maintain it yet, so it was disabled and deleted (as Java does when hoodie.metadata.enable=false) so that readers list files directly", "table", t.Config.Name())
+	logger.Warn("the table had a metadata table; this operation runs with hoodie.metadata.enable=false, so it was disabled and deleted, as Java does, so that readers list files directly", "table", t.Config.Name())
 	return t.Reopen(ctx)
 }
 

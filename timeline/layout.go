@@ -76,6 +76,9 @@ const (
 	OpArchive    Operation = "archival"
 	OpRollback   Operation = "rollback"
 	OpSavepoint  Operation = "savepoint and restore"
+	// OpMetadata is keeping the metadata table current (hoodie.metadata.enable): hudi-go
+	// writes Hudi 0.14's metadata table only.
+	OpMetadata Operation = "maintaining the metadata table"
 )
 
 // The two layouts.

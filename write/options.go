@@ -19,6 +19,7 @@ import (
 
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/table"
 )
 
 // Operation is a write operation (hoodie.datasource.write.operation).
@@ -173,6 +174,9 @@ type Options struct {
 	// (commit.ConcurrencyFromConfig). The zero value is single-writer mode with the
 	// EAGER policy and no lock.
 	Concurrency commit.Concurrency
+	// Metadata keeps the table's metadata table current (hoodie.metadata.enable; nil: the
+	// operation deletes the metadata table, as Java does with it disabled).
+	Metadata table.MetadataWriter
 
 	// timeline is the handle every timeline change of the write goes through (set by
 	// openForWrite from the clock, zone, logger and Concurrency above).

@@ -200,7 +200,7 @@ func needsOrdering(o Options) bool {
 // start its instant and to commit (begin, complete), and the lock is not held here.
 func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Table, _ Options, _ *Result, release func(), err error) {
 	o = o.withDefaults()
-	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger)
+	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger).WithMetadata(o.Metadata)
 	release = func() {}
 	if err := checkWritable(t); err != nil {
 		return nil, o, nil, release, err
@@ -245,7 +245,7 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 			return nil, o, nil, release, err
 		}
 	}
-	if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
+	if t, err = t.PrepareChangeFor(ctx, o.Now(), o.Logger, o.Metadata); err != nil {
 		return nil, o, nil, release, err
 	}
 	if len(rolled) > 0 {

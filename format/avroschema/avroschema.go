@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-//go:embed *.avsc archived/*.avsc
+//go:embed *.avsc archived/*.avsc v8/*.avsc
 var files embed.FS
 
 // Record names one schema: its file without the .avsc extension, which is the Java record's
@@ -69,14 +69,18 @@ const (
 	DeleteRecordList Record = "HoodieDeleteRecordList"
 	// MetadataRecord is the record of the metadata table (HoodieMetadata.avsc's
 	// HoodieMetadataRecord) with the five meta fields Java's writer schema puts first, as
-	// Java writes it into the SCHEMA header of the metadata table's log blocks and the
-	// "schema" file info of its base HFiles: copied from the fixture
-	// trips-mor-avro/v8_trips_8i3u1d (Hudi 1.0). Hudi 0.14's revision lacks
-	// HoodieMetadataColumnStats.isTightBound, HoodieRecordIndexInfo.position and
-	// SecondaryIndexMetadata (UNVERIFIED field by field: the 0.14.1 .avsc was not read); all
-	// three have defaults. Readers decode each file with its own writer schema resolved to
-	// this one.
+	// hudi-go writes it into the SCHEMA header of the metadata table's log blocks and the
+	// "schema" file info of its base HFiles: the Hudi 1.0 record of MetadataRecordV8 less
+	// what 1.0 added — HoodieMetadataColumnStats.isTightBound, the LocalDateWrapper branch of
+	// its min/max unions, HoodieRecordIndexInfo.position and SecondaryIndexMetadata
+	// (UNVERIFIED field by field: the 0.14.1 .avsc was not read). Leaving them out is safe
+	// either way: a Java reader resolves each file's writer schema against its own, where
+	// missing fields take their defaults and no record of ours uses a removed branch.
 	MetadataRecord Record = "HoodieMetadataRecord"
+	// MetadataRecordV8 is HoodieMetadataRecord as Hudi 1.0 writes it, copied from the
+	// fixture trips-mor-avro/v8_trips_8i3u1d (tests use it to write metadata-table files
+	// the way Hudi 1.x does).
+	MetadataRecordV8 Record = "v8/HoodieMetadataRecord"
 )
 
 // The records nested in HoodieArchivedMetaEntry where the archive writes another revision

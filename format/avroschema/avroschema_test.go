@@ -11,7 +11,7 @@ import (
 )
 
 var all = []Record{CompactionPlan, RequestedReplaceMetadata, RollbackPlan, RollbackMetadata, RestorePlan, RestoreMetadata,
-	CleanerPlan, CleanMetadata, SavepointMetadata, DeleteRecordList, MetadataRecord, ArchivedCommitMetadata, ArchivedReplaceCommitMetadata,
+	CleanerPlan, CleanMetadata, SavepointMetadata, DeleteRecordList, MetadataRecord, MetadataRecordV8, ArchivedCommitMetadata, ArchivedReplaceCommitMetadata,
 	ArchivedRequestedReplaceMetadata, ArchivedCleanMetadata, ArchivedCleanerPlan, ArchivedSavepointMetadata,
 	ArchivedCompactionMetadata, ArchivedIndexCommitMetadata}
 

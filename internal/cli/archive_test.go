@@ -15,7 +15,9 @@ func TestArchiveCommand(t *testing.T) {
 	}
 	for i := 0; i < 5; i++ {
 		in := writeInput(t, fmt.Sprintf(`{"ts":%d,"uuid":"u%d","rider":"r","fare":1.5,"city":"sf"}`, i, i))
-		if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in, "--set", "hoodie.archive.automatic=false"); code != 0 {
+		if _, stderr, code := run(t, "write", dir, "--op", "insert", "--input", in, "--set", "hoodie.archive.automatic=false",
+			// archival waits for the metadata table's compaction otherwise
+			"--set", "hoodie.metadata.enable=false"); code != 0 {
 			t.Fatalf("insert %d: %s", i, stderr)
 		}
 	}

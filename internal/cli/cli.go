@@ -88,6 +88,9 @@ func (e *env) defaults() (map[string]string, error) {
 
 // Main runs the CLI with args (without the program name) and returns the exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, stdoutIsTerminal bool) int {
+	// Progress lines, activity lines and log records reach stderr from several goroutines
+	// (a SQL write's progress callbacks beside the query's activity ticker).
+	stderr = &lockedWriter{w: stderr}
 	e := &env{stdout: stdout, stderr: stderr, isTerminal: stdoutIsTerminal,
 		logger: slog.New(&plainHandler{w: stderr, level: slog.LevelWarn}), confDir: os.Getenv("HUDI_CONF_DIR")}
 	if e.confDir == "" {
@@ -112,7 +115,7 @@ cluster, clean, archive, rollback, savepoint).`,
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e), newCompactCmd(e),
-		newCleanCmd(e), newArchiveCmd(e), newRollbackCmd(e), newSavepointCmd(e), newClusterCmd(e))
+		newCleanCmd(e), newArchiveCmd(e), newRollbackCmd(e), newSavepointCmd(e), newClusterCmd(e), newMetadataCmd(e))
 	addSQLCommands(root, e)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -128,6 +131,18 @@ cluster, clean, archive, rollback, savepoint).`,
 		return ExitUsage
 	}
 	return ExitRuntime
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // isCobraUsage recognizes cobra's own argument errors (unknown command, wrong arg count).

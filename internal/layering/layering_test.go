@@ -35,7 +35,7 @@ var layer = map[string]int{
 	"filegroup": 3, "mdt": 3,
 	"table":  4,
 	"commit": 5, "commit/lock": 5,
-	"read": 6, "write": 6, "services/compaction": 6, "services/clean": 6,
+	"read": 6, "write": 6, "mdt/mdtwrite": 6, "services/compaction": 6, "services/clean": 6,
 	"services/archive":  6,
 	"services/rollback": 6, "services/savepoint": 6, "services/clustering": 6,
 	"hudi": 7, "sql": 7,
@@ -63,8 +63,11 @@ var sameLayer = map[string][]string{
 	"services/compaction":     {"write"},
 	"services/clustering":     {"write"},
 	"internal/cli":            {},
-	"cmd/hudi":                {"internal/cli"},
-	"sql":                     {"sql/parser", "hudi"}, // the engine runs over the facade
+	// The metadata table's writer runs the clean, compaction-plan and archival code on the
+	// metadata table itself.
+	"mdt/mdtwrite": {"services/clean", "services/archive", "services/compaction"},
+	"cmd/hudi":     {"internal/cli"},
+	"sql":          {"sql/parser", "hudi"}, // the engine runs over the facade
 }
 
 // onlyImportedBy lists packages only the named packages may import: the SQL engine links

@@ -37,6 +37,7 @@ import (
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/format/logfile"
 	"github.com/hudi-go/hudi/internal/avro"
+	"github.com/hudi-go/hudi/mdt"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
@@ -143,12 +144,6 @@ func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) 
 		return nil, err
 	}
 	p := &Plan{}
-	if len(t.Config.MetadataPartitions()) > 0 {
-		// Java archives no instant newer than the metadata table's latest compaction; hudi-go
-		// does not maintain the metadata table, so it archives nothing rather than guess.
-		p.Message = "the table has a metadata table (hoodie.table.metadata.partitions is set): not archiving"
-		return p, nil
-	}
 	tl := t.Timeline
 	commits := tl.Filter(func(in timeline.Instant) bool { return in.IsCompleted() && in.Action.IsDataAction() })
 	p.MinToKeep, p.MaxToKeep = minMaxToKeep(commits, o)
@@ -164,11 +159,40 @@ func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
+	n := len(cs)
+	if cs, err = boundByMetadataTable(ctx, t, cs); err != nil {
+		return nil, err
+	}
+	if len(cs) < n {
+		p.Message = fmt.Sprintf("%d commits wait for the metadata table's next compaction (Java archives no commit at or after its latest)", n-len(cs))
+	}
 	p.Instants = append(out, cs...)
-	if len(p.Instants) == 0 {
+	if len(p.Instants) == 0 && p.Message == "" {
 		p.Message = "nothing to archive"
 	}
 	return p, nil
+}
+
+// boundByMetadataTable keeps every commit at or after the metadata table's latest
+// compaction, and all of them while it has none, as Java 0.14's archiver does when the
+// table's metadata table is available (getCommitInstantsToArchive): a metadata reader takes
+// the log blocks of data instants it finds completed on the active timeline, so a data
+// instant may leave it only once a compaction has merged its blocks into a base file.
+func boundByMetadataTable(ctx context.Context, t *table.Table, cs []timeline.Instant) ([]timeline.Instant, error) {
+	if len(cs) == 0 || !slices.Contains(t.Config.MetadataPartitions(), mdt.PartitionFiles) {
+		return cs, nil
+	}
+	c, ok, err := mdt.LatestCompaction(ctx, t.Storage, t.Version)
+	if err != nil {
+		return nil, err
+	}
+	var out []timeline.Instant
+	for _, in := range cs {
+		if ok && in.Time.Compare(c) < 0 {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }
 
 // minMaxToKeep is ArchivalUtils.getMinAndMaxInstantsToKeep: when the cleaner retains more

@@ -79,6 +79,12 @@ type Options struct {
 	// (hoodie.table.timeline.timezone: UTC, else local).
 	TimelineZone *time.Location
 	Logger       *slog.Logger
+	// Instant is the instant time a new clean plan takes ("": a new one from the clock).
+	// The metadata table's cleans take its latest deltacommit's plus Java's suffix "002".
+	Instant spec.InstantTime
+	// Metadata keeps the table's metadata table current (hoodie.metadata.enable; nil: the
+	// operation deletes the metadata table, as Java does with it disabled).
+	Metadata table.MetadataWriter
 }
 
 // OptionsFromConfig reads the cleaning keys. Like Java 0.14 (HUDI-5954), when
@@ -166,7 +172,7 @@ func (o Options) withDefaults(t *table.Table) Options {
 // timeline is the handle a clean changes the timeline of the table rooted at st through
 // (o with its defaults). A clean takes no lock of its own: its callers hold it.
 func (o Options) timeline(st storage.Storage) *commit.Timeline {
-	return commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.TimelineZone, Heartbeat: o.Heartbeat, Logger: o.Logger})
+	return commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.TimelineZone, Heartbeat: o.Heartbeat, Logger: o.Logger, Metadata: o.Metadata})
 }
 
 // Result summarizes a clean (the CLI's --format json object).
@@ -311,5 +317,5 @@ func prepare(ctx context.Context, t *table.Table, o Options) (*table.Table, erro
 	if o.Now != nil {
 		now = o.Now
 	}
-	return t.PrepareChange(ctx, now(), o.Logger)
+	return t.PrepareChangeFor(ctx, now(), o.Logger, o.Metadata)
 }

@@ -44,6 +44,12 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if err != nil {
 		return "", nil, err
 	}
+	if o.Instant != "" {
+		if err := o.timeline(t.Storage).RequestCleanAt(ctx, t.Timeline, o.Instant, body); err != nil {
+			return "", nil, err
+		}
+		return o.Instant, sel, nil
+	}
 	inst, err := o.timeline(t.Storage).RequestClean(ctx, t.Timeline, body)
 	if err != nil {
 		return "", nil, err

@@ -153,7 +153,7 @@ func (o Options) withDefaults() Options {
 // and the concurrency settings' lock (o with its defaults).
 func (o Options) timeline(st storage.Storage) *commit.Timeline {
 	return commit.NewTimeline(st, commit.TimelineOptions{Now: o.Write.Now, Zone: o.Write.TimelineZone, Heartbeat: o.Heartbeat,
-		Lock: o.Concurrency.Lock, Logger: o.Write.Logger})
+		Lock: o.Concurrency.Lock, Logger: o.Write.Logger, Metadata: o.Write.Metadata})
 }
 
 // Result summarizes a clustering (the CLI's --format json object).
@@ -248,7 +248,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
-	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+	if t, err = t.PrepareChangeFor(ctx, o.Write.Now(), o.Write.Logger, o.Write.Metadata); err != nil {
 		return "", nil, err
 	}
 	m, _, err := plan(ctx, t, o)
@@ -301,7 +301,7 @@ func Execute(ctx context.Context, st storage.Storage, only spec.InstantTime, o O
 		if err := check(t); err != nil {
 			return out, err
 		}
-		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+		if t, err = t.PrepareChangeFor(ctx, o.Write.Now(), o.Write.Logger, o.Write.Metadata); err != nil {
 			return out, err
 		}
 		pending, err := commit.PendingClustering(ctx, st, t.Timeline)

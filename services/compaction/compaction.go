@@ -112,7 +112,7 @@ func (o Options) withDefaults() Options {
 // through: the write settings' clock, zone and logger, the concurrency settings' heartbeat
 // and lock (o with its defaults).
 func (o Options) timeline(st storage.Storage) *commit.Timeline {
-	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger)
+	return o.Concurrency.Timeline(st, o.Write.Now, o.Write.TimelineZone, o.Write.Logger).WithMetadata(o.Write.Metadata)
 }
 
 // OptionsFromConfig reads the compaction plan's settings from cfg (defaults included):
@@ -203,7 +203,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err := check(t); err != nil {
 		return "", nil, err
 	}
-	if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+	if t, err = t.PrepareChangeFor(ctx, o.Write.Now(), o.Write.Logger, o.Write.Metadata); err != nil {
 		return "", nil, err
 	}
 	pending := map[string]bool{}
@@ -383,7 +383,7 @@ func Execute(ctx context.Context, st storage.Storage, o Options) ([]*Result, err
 		if err := check(t); err != nil {
 			return out, err
 		}
-		if t, err = t.PrepareChange(ctx, o.Write.Now(), o.Write.Logger); err != nil {
+		if t, err = t.PrepareChangeFor(ctx, o.Write.Now(), o.Write.Logger, o.Write.Metadata); err != nil {
 			return out, err
 		}
 		var next *timeline.Instant

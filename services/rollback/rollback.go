@@ -46,6 +46,9 @@ type Options struct {
 	Now      func() time.Time
 	Location *time.Location
 	Logger   *slog.Logger
+	// Metadata keeps the table's metadata table current (hoodie.metadata.enable; nil: the
+	// operation deletes the metadata table, as Java does with it disabled).
+	Metadata table.MetadataWriter
 }
 
 // Result summarizes a rollback (the CLI's --format json object).
@@ -90,7 +93,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 		return nil, err
 	}
 	if !o.DryRun {
-		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
+		if t, err = t.PrepareChangeFor(ctx, o.Now(), o.Logger, o.Metadata); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +103,7 @@ func Run(ctx context.Context, st storage.Storage, target spec.InstantTime, o Opt
 	if err := commit.CheckNoPendingRestore(ctx, st, t.Timeline, "roll back "+string(target)); err != nil && !o.DryRun {
 		return nil, err
 	}
-	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger})
+	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger, Metadata: o.Metadata})
 	if o.DryRun {
 		todo, err := Plan(ctx, st, t.Timeline, target, o.IncludeLater, o.Now())
 		if err != nil {

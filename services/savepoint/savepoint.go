@@ -57,6 +57,9 @@ type Options struct {
 	Now           func() time.Time
 	Location      *time.Location
 	Logger        *slog.Logger
+	// Metadata keeps the table's metadata table current (hoodie.metadata.enable; nil: the
+	// operation deletes the metadata table, as Java does with it disabled).
+	Metadata table.MetadataWriter
 	// DryRun (restore only) lists the instants the restore would roll back and changes
 	// nothing; a pending restore is not resumed.
 	DryRun bool
@@ -98,7 +101,7 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 		return nil, err
 	}
 	if !(op == Restore && o.DryRun) {
-		if t, err = t.PrepareChange(ctx, o.Now(), o.Logger); err != nil {
+		if t, err = t.PrepareChangeFor(ctx, o.Now(), o.Logger, o.Metadata); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +115,7 @@ func Run(ctx context.Context, st storage.Storage, op Op, instant spec.InstantTim
 			return nil, err
 		}
 	}
-	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger})
+	ct := commit.NewTimeline(st, commit.TimelineOptions{Now: o.Now, Zone: o.Location, Logger: o.Logger, Metadata: o.Metadata})
 	switch op {
 	case Create:
 		return create(ctx, ct, t, instant, o)

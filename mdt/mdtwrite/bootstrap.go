@@ -1,0 +1,283 @@
+package mdtwrite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/hudi-go/hudi/commit"
+	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/mdt"
+	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/timeline"
+)
+
+// soloCommitTimestamp is the initialization time of a table without completed instants
+// (HoodieTableMetadata.SOLO_COMMIT_TIMESTAMP).
+const soloCommitTimestamp = "00000000000000"
+
+// Prepare runs before an operation changes the table (table.MetadataWriter): it builds
+// the metadata table of a table that has none and, for one that has it and a write
+// (Options.Services), runs the metadata table's own services, as Java's write client does
+// when it opens a table for a write (SparkRDDWriteClient.initializeMetadataTable:
+// initializeIfNeeded, then performTableServices). A metadata table that hoodie.properties lists but that has no
+// completed instant is rebuilt (isBootstrapNeeded); one it does not list is leftover of an
+// interrupted bootstrap and is rebuilt too.
+func (w *Writer) Prepare(ctx context.Context, t *table.Table) (*table.Table, error) {
+	if t.Version != spec.TableVersion6 {
+		return nil, fmt.Errorf("table %s is version %d: hudi-go maintains the metadata table of version 6 tables only (%w); set hoodie.metadata.enable=false to write without it (which deletes it, as Java does)",
+			t.Config.Name(), t.Version, ErrUnsupported)
+	}
+	release, err := w.lock(ctx, "prepare the metadata table")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	cfg, err := table.LoadConfig(ctx, w.st)
+	if err != nil {
+		return nil, err
+	}
+	if filesAvailable(cfg) {
+		tl, err := timeline.Load(ctx, w.mst, t.Version, "")
+		switch {
+		case err == nil && len(tl.Completed()) > 0:
+			if w.o.Services {
+				if err := w.tableServices(ctx, t); err != nil {
+					return nil, err
+				}
+			}
+			return t, nil
+		case err != nil && !errors.Is(err, storage.ErrNotExist):
+			return nil, fmt.Errorf("metadata table: %w", err)
+		}
+		w.o.Logger.Warn("the metadata table has no completed instant; rebuilding it", "table", cfg.Name())
+	}
+	return w.bootstrap(ctx, t)
+}
+
+// bootstrap builds the metadata table from a listing of the data table, as Java's
+// initializeFromFilesystem does for the files partition: at the latest completed instant
+// plus "010" (or 00000000000000010 for a table without one), one file group files-0000-0
+// started with a log file holding an empty delete block, and a bulk-inserted base HFile
+// of the partitions and their files; hoodie.properties then names the files partition.
+// Java does not initialize while any data instant other than the running one is pending
+// (anyPendingDataInstant); the operation then goes on without a metadata table.
+func (w *Writer) bootstrap(ctx context.Context, t *table.Table) (*table.Table, error) {
+	t, err := t.Reopen(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Leftovers of an earlier attempt (or a table hoodie.properties does not name) go.
+	if _, err := t.DisableMetadataTable(ctx, w.o.Now()); err != nil {
+		return nil, err
+	}
+	if t, err = t.Reopen(ctx); err != nil {
+		return nil, err
+	}
+	var pending []string
+	for _, in := range t.Timeline.Instants {
+		if !in.IsCompleted() && in.Action != spec.ActionIndexing {
+			pending = append(pending, fmt.Sprintf("%s %s", in.Time, in.Action))
+		}
+	}
+	if len(pending) > 0 {
+		w.o.Logger.Debug("not building the metadata table while instants are pending on the data table (as Java); the next operation will",
+			"table", t.Config.Name(), "pending", strings.Join(pending, ", "))
+		return t, nil
+	}
+	initTime := spec.InstantTime(soloCommitTimestamp)
+	if c := t.Timeline.Completed(); len(c) > 0 {
+		initTime = c[len(c)-1].Time
+	}
+	instant := spec.InstantTime(fmt.Sprintf("%s%03d", initTime, suffixInitFirst))
+	recs, nfiles, err := w.listForBootstrap(ctx, initTime)
+	if err != nil {
+		return nil, err
+	}
+	if !*w.o.AutoInitialize && nfiles > 0 {
+		return nil, fmt.Errorf("table %s: hoodie.metadata.auto.initialize=false would build its metadata table empty although the table has %d files "+
+			"(Java does so, and its readers then see no files); set hoodie.metadata.auto.initialize=true or hoodie.metadata.enable=false", t.Config.Name(), nfiles)
+	}
+	if err := w.createTable(ctx, t); err != nil {
+		return nil, err
+	}
+	if err := w.initFileGroup(ctx, instant); err != nil {
+		return nil, err
+	}
+	if err := w.bulkCommit(ctx, t.Version, instant, recs); err != nil {
+		return nil, err
+	}
+	if err := t.UpdateProperties(ctx, func(p *props.Properties) {
+		p.Set(table.KeyMetadataPartitions, mdt.PartitionFiles)
+		p.Set(table.KeyMetadataPartitionsInflight, "")
+	}, w.o.Now()); err != nil {
+		return nil, fmt.Errorf("metadata table: %w", err)
+	}
+	w.o.Logger.Debug("built the metadata table", "table", t.Config.Name(), "instant", instant, "partitions", len(recs)-1, "files", nfiles)
+	return t.Reopen(ctx)
+}
+
+// listForBootstrap lists the data table's partitions and their data files written at or
+// before initTime (Java's DirectoryInfo: directories holding a partition metadata file,
+// the base and log files in them whose instant is at most the initialization time) as
+// the files partition's records, and counts the files.
+func (w *Writer) listForBootstrap(ctx context.Context, initTime spec.InstantTime) ([]*mdt.Record, int, error) {
+	listing, err := fsview.ListPartitions(ctx, w.st)
+	if err != nil {
+		return nil, 0, fmt.Errorf("metadata table: list the table: %w", err)
+	}
+	var partitions []string
+	var recs []*mdt.Record
+	n := 0
+	for _, p := range listing.Partitions {
+		partitions = append(partitions, p.Path)
+		files := map[string]int64{}
+		for _, f := range p.Files {
+			var inst spec.InstantTime
+			if b, ok := spec.ParseBaseFileName(f.Name); ok {
+				inst = b.Instant
+			} else if l, ok := spec.ParseLogFileName(f.Name); ok {
+				inst = l.Instant
+			} else {
+				continue
+			}
+			if string(inst) <= string(initTime) {
+				files[f.Name] = f.Size
+			}
+		}
+		n += len(files)
+		recs = append(recs, mdt.PartitionFilesRecord(p.Path, files, nil))
+	}
+	return append([]*mdt.Record{mdt.PartitionListRecord(partitions, false)}, recs...), n, nil
+}
+
+// metadataTableName is the metadata table's name (HoodieTableMetadata.METADATA_TABLE_NAME_SUFFIX).
+func metadataTableName(data string) string { return data + "_metadata" }
+
+// createTable writes the metadata table's .hoodie folder and hoodie.properties as Java
+// 0.14's initializeMetaClient does: a merge-on-read table named <table>_metadata with
+// HFile base files, the record key "key", no meta fields, HoodieMetadataPayload and the
+// metadata key generator, in the data table's version and timeline layout.
+//
+// UNVERIFIED against a 0.14-written metadata table (no fixture has one): which defaults
+// HoodieTableMetaClient.PropertyBuilder adds besides these. The v8 fixture's metadata
+// table has these keys (and the 1.x ones: merge mode and strategy, key generator type).
+func (w *Writer) createTable(ctx context.Context, t *table.Table) error {
+	p := props.New()
+	p.Set(table.KeyName, metadataTableName(t.Config.Name()))
+	p.Set(table.KeyType, string(spec.MergeOnRead))
+	p.Set(table.KeyVersion, "6")
+	p.Set(table.KeyTimelineLayout, "1")
+	p.Set(table.KeyArchiveLogFolder, "archived")
+	p.Set(table.KeyPayloadClass, "org.apache.hudi.metadata.HoodieMetadataPayload")
+	p.Set(table.KeyBaseFileFormat, "HFILE")
+	p.Set(table.KeyRecordKeyFields, "key")
+	p.Set(table.KeyPopulateMetaFields, "false")
+	p.Set(table.KeyKeyGeneratorClass, "org.apache.hudi.metadata.HoodieTableMetadataKeyGenerator")
+	if err := props.SetChecksum(p); err != nil {
+		return err
+	}
+	for _, d := range []string{".hoodie/archived", ".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.aux/.bootstrap/.fileids", ".hoodie/.schema",
+		".hoodie/.temp", ".hoodie/.heartbeat"} {
+		if err := w.mst.MkdirAll(ctx, d); err != nil {
+			return fmt.Errorf("metadata table: %w", err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := props.Write(&buf, p, w.o.Now()); err != nil {
+		return err
+	}
+	if err := writeNew(ctx, w.mst, table.PropertiesFile, buf.Bytes()); err != nil {
+		return fmt.Errorf("metadata table: create: %w", err)
+	}
+	return nil
+}
+
+// fileGroupID is the file ID of a metadata partition's file group index
+// (HoodieTableMetadataUtil.getFileIDForFileGroup: prefix, 4-digit index, "-0").
+func fileGroupID(partition string, index int) spec.FileID {
+	return spec.FileID(fmt.Sprintf("%s-%04d-0", strings.ReplaceAll(partition, "_", "-"), index))
+}
+
+// initFileGroup starts the files partition's single file group as Java's
+// initializeFileGroups does: its partition metadata file, and a log file (version 1,
+// write token 0-0-0) at the initialization instant holding an empty delete block, so
+// that the file group exists before anything is committed to it.
+func (w *Writer) initFileGroup(ctx context.Context, instant spec.InstantTime) error {
+	if err := writePartitionMetadata(ctx, w.mst, mdt.PartitionFiles, instant, w.o); err != nil {
+		return err
+	}
+	empty, err := logfile.EncodeDeleteBlock(nil)
+	if err != nil {
+		return err
+	}
+	body, err := logfile.AppendBlock(nil, &logfile.Block{Type: logfile.DeleteBlock, Header: map[logfile.HeaderKey]string{logfile.InstantTime: string(instant)}, Content: empty})
+	if err != nil {
+		return err
+	}
+	name := spec.LogFileName{FileID: fileGroupID(mdt.PartitionFiles, 0), Instant: instant, Extension: "log", Version: 1, WriteToken: "0-0-0"}
+	if err := writeNew(ctx, w.mst, storage.Join(mdt.PartitionFiles, name.String()), body); err != nil {
+		return fmt.Errorf("metadata table: start file group %s: %w", name.FileID, err)
+	}
+	return nil
+}
+
+// writePartitionMetadata writes a partition's .hoodie_partition_metadata (commitTime,
+// partitionDepth), as the first file written into it does.
+func writePartitionMetadata(ctx context.Context, st storage.Storage, partition string, instant spec.InstantTime, o Options) error {
+	m := props.New()
+	m.Set("commitTime", string(instant))
+	m.Set("partitionDepth", fmt.Sprint(strings.Count(partition, "/")+1))
+	var sb strings.Builder
+	if err := props.Store(&sb, m, "partition metadata", o.Now()); err != nil {
+		return err
+	}
+	if err := writeNew(ctx, st, path.Join(partition, fsview.PartitionMetadataFile), []byte(sb.String())); err != nil && !errors.Is(err, storage.ErrExist) {
+		return fmt.Errorf("metadata table: partition metadata of %s: %w", partition, err)
+	}
+	return nil
+}
+
+// bulkCommit writes the initial records as one base HFile of files-0000-0 in a
+// deltacommit at instant, as Java's bulkCommit (a bulk insert of prepped records, with
+// the empty inflight file bulk inserts have).
+func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, instant spec.InstantTime, recs []*mdt.Record) error {
+	tl, err := w.mdtTimeline(ctx, version)
+	if err != nil {
+		return err
+	}
+	txn, err := w.timeline().BeginAt(ctx, tl, instant, spec.ActionDeltaCommit, nil, nil)
+	if err != nil {
+		return fmt.Errorf("metadata table: %w", err)
+	}
+	defer txn.Close()
+	content, err := w.enc.BuildHFile(recs, mdt.BaseFile)
+	if err != nil {
+		return err
+	}
+	name := spec.BaseFileName{FileID: fileGroupID(mdt.PartitionFiles, 0), WriteToken: logToken(0), Instant: instant, Extension: "hfile"}
+	if err := txn.Marker(ctx, mdt.PartitionFiles, name.String(), commit.IOCreate); err != nil {
+		return err
+	}
+	p := storage.Join(mdt.PartitionFiles, name.String())
+	if err := writeNew(ctx, w.mst, p, content); err != nil {
+		return fmt.Errorf("metadata table: base file %s: %w", p, err)
+	}
+	n, size := int64(len(recs)), int64(len(content))
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{mdt.PartitionFiles: {{
+		FileID: string(name.FileID), Path: p, PrevCommit: commitmeta.NullCommit, NumWrites: n, NumInserts: n,
+		TotalWriteBytes: size, PartitionPath: mdt.PartitionFiles, FileSizeInBytes: size, RuntimeStats: &commitmeta.RuntimeStats{},
+	}}}, ExtraMetadata: map[string]string{}, OperationType: "BULK_INSERT"}
+	if err := txn.Complete(ctx, meta); err != nil {
+		return fmt.Errorf("metadata table: %w", err)
+	}
+	return nil
+}
