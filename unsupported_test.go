@@ -28,10 +28,10 @@ func TestErrUnsupportedMatchesEverySentinel(t *testing.T) {
 	}{
 		{"write", write.ErrUnsupported, "not supported by the hudi-go writer yet"},
 		{"table", table.ErrUnsupportedWrite, "not supported by the hudi-go writer yet"},
-		{"rollback", rollback.ErrUnsupported, "unsupported table"},
-		{"savepoint", savepoint.ErrUnsupported, "unsupported table"},
-		{"clean", clean.ErrUnsupported, "not supported"},
-		{"archive", archive.ErrUnsupported, "archival is not supported"},
+		{"rollback", rollback.ErrUnsupported, "not supported by the hudi-go writer yet"},
+		{"savepoint", savepoint.ErrUnsupported, "not supported by the hudi-go writer yet"},
+		{"clean", clean.ErrUnsupported, "not supported by the hudi-go writer yet"},
+		{"archive", archive.ErrUnsupported, "not supported by the hudi-go writer yet"},
 		{"hfile", hfile.ErrUnsupported, "unsupported HFile feature"},
 		{"merge payload", merge.ErrUnsupportedPayload, "payload class not supported by hudi-go yet"},
 	} {
@@ -48,8 +48,15 @@ func TestErrUnsupportedMatchesEverySentinel(t *testing.T) {
 			}
 		})
 	}
-	// Distinct packages' sentinels stay apart (only clean's is the root itself).
-	if errors.Is(rollback.ErrUnsupported, savepoint.ErrUnsupported) || errors.Is(archive.ErrUnsupported, write.ErrUnsupported) {
+	// The table services refuse what the writer does not write (table.CheckLayoutWrites
+	// wraps table.ErrUnsupportedWrite), so their sentinels are the writer's; other
+	// packages' sentinels stay apart.
+	for _, svc := range []error{rollback.ErrUnsupported, savepoint.ErrUnsupported, clean.ErrUnsupported, archive.ErrUnsupported, write.ErrUnsupported} {
+		if svc != table.ErrUnsupportedWrite {
+			t.Errorf("%v is not table.ErrUnsupportedWrite", svc)
+		}
+	}
+	if errors.Is(hfile.ErrUnsupported, table.ErrUnsupportedWrite) || errors.Is(merge.ErrUnsupportedPayload, table.ErrUnsupportedWrite) {
 		t.Error("two packages' sentinels match each other")
 	}
 }
