@@ -97,7 +97,9 @@ func buildReplicaOpt(t *testing.T, id string, reopen bool) *replica {
 		if i > 0 && reopen {
 			tbl = openTable(t, dst)
 		}
-		res := write(t, tbl, recs, op, now, nil)
+		// The fixtures' SQL creates the tables with TBLPROPERTIES 'hoodie.metadata.enable' =
+		// 'false', which Spark SQL passes to every write: Spark wrote no metadata table.
+		res := write(t, tbl, recs, op, now, map[string]string{"hoodie.metadata.enable": "false"})
 		r.ourInst = append(r.ourInst, res.Instant)
 	}
 	return r
