@@ -229,12 +229,20 @@ func TestWritesOnSparkTables(t *testing.T) {
 			sameRows(t, "after insert_overwrite", readRows(t, tb, tc.key), model)
 
 			// The writes built the table's metadata table (Hudi 0.14's default) and kept it
-			// current; hoodie.properties changed only in naming it.
-			validateMDT(t, dir, "after the writes")
+			// current; hoodie.properties changed only in naming it. On versions 8 and 9
+			// (timeline layout 2) hudi-go does not maintain a metadata table yet: the first
+			// write dropped Spark's, and none is there.
 			propsAfter, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
 			if got, want := propsWithout(t, propsAfter), propsWithout(t, propsBefore); got != want {
 				t.Errorf("hoodie.properties changed:\n%s\n---\n%s", want, got)
 			}
+			if tb.Version() >= 8 {
+				if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); !os.IsNotExist(err) {
+					t.Errorf("a metadata table is left on table version %d (%v)", tb.Version(), err)
+				}
+				return
+			}
+			validateMDT(t, dir, "after the writes")
 			if !strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files\n") {
 				t.Errorf("hoodie.properties does not name the files partition:\n%s", propsAfter)
 			}
