@@ -2,14 +2,18 @@ package commit
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/timeline"
 )
 
 func TestCleanTransitions(t *testing.T) {
@@ -107,5 +111,60 @@ func TestRollbackExpiredWrites(t *testing.T) {
 		if in.Action == spec.ActionRollback && in.Time.Less(live.Instant) {
 			t.Errorf("rollback instant %s is not after every instant (live %s)", in.Time, live.Instant)
 		}
+	}
+}
+
+// TestLayoutTwoCompletesOnce: on layout 2 a completed file's name carries its completion
+// time, so a resumed step that completes an instant again (CompleteClean twice, the clock
+// moved on in between) must find the first completed file by instant and action, not by
+// name: the timeline keeps exactly one completed file of the instant. Before put learned
+// this, the second call wrote "<T>_<C2>.clean" next to "<T>_<C1>.clean". Another action of
+// the same instant time does not count.
+func TestLayoutTwoCompletesOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tlDir := filepath.Join(dir, ".hoodie", "timeline")
+	if err := os.MkdirAll(tlDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st := local.New(dir)
+	loadV8 := func() *timeline.Timeline {
+		tl, err := timeline.Load(ctx, st, spec.TableVersion8, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	clock := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { clock = clock.Add(time.Second); return clock }
+	ct := handle(st, now, HeartbeatOptions{})
+	inst, err := ct.RequestClean(ctx, loadV8(), []byte("plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A completed rollback at the same instant time is another instant's file.
+	if err := os.WriteFile(filepath.Join(tlDir, string(inst)+"_20250101000000500.rollback"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ct.BeginClean(ctx, loadV8(), loadV8().At(inst)[0], []byte("plan")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := ct.CompleteClean(ctx, loadV8(), inst, []byte("meta")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var completed []string
+	entries, _ := os.ReadDir(tlDir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), string(inst)+"_") && strings.HasSuffix(e.Name(), ".clean") {
+			completed = append(completed, e.Name())
+		}
+	}
+	if len(completed) != 1 {
+		t.Fatalf("completed clean files of %s: %v, want exactly one", inst, completed)
+	}
+	if err := ct.put(ctx, loadV8(), inst, spec.ActionClean, spec.StateCompleted, nil); !errors.Is(err, storage.ErrExist) {
+		t.Errorf("put of a completed file already there = %v, want storage.ErrExist", err)
 	}
 }

@@ -165,13 +165,49 @@ func newInstantTime(tl *timeline.Timeline, now time.Time, loc *time.Location) sp
 // (completionTime), which layout 2 puts in its name. Every one is created only if absent (storage.ErrExist
 // otherwise), so two processes never both publish the same instant file; a step that
 // resumes an interrupted run and finds its file there uses putOnce.
+//
+// On layout 2 the name of a completed file depends on when it is written, so "absent"
+// cannot be decided by creating the name: the timeline folder is listed first, and any
+// completed file of the same instant and action counts as there (storage.ErrExist). Two
+// processes that complete the same instant at the same moment without the table lock
+// could both pass the listing; under the table lock (every multi-writer setup) they
+// cannot.
 func (ct *Timeline) put(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action, s spec.State, body []byte) error {
 	f := spec.InstantFileName{Instant: inst, Action: action, State: s}
 	if s == spec.StateCompleted {
 		f.Completion = ct.completionTime(inst)
+		if tl.Layout.CompletionTimes() {
+			existing, err := ct.completedFile(ctx, tl, inst, action)
+			if err != nil {
+				return err
+			}
+			if existing != "" {
+				return fmt.Errorf("%s: %w", storage.Join(tl.Dir, existing), storage.ErrExist)
+			}
+		}
 	}
 	name := tl.Layout.FileName(f)
 	return writeFile(ctx, ct.st, storage.Join(tl.Dir, name), body)
+}
+
+// completedFile names the completed timeline file of inst and action in tl's folder, ""
+// if there is none. It lists the folder now: tl is a snapshot and may predate the file.
+func (ct *Timeline) completedFile(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action) (string, error) {
+	entries, err := storage.ListNames(ctx, ct.st, tl.Dir)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("list timeline %s: %w", tl.Dir, err)
+	}
+	want := action.CompletedAction()
+	for _, e := range entries {
+		f, ok := spec.ParseInstantFileName(e.Name)
+		if ok && f.State == spec.StateCompleted && f.Instant == inst && f.Action == want {
+			return e.Name, nil
+		}
+	}
+	return "", nil
 }
 
 // completionTime is the completion time of an instant completing now: the clock in the

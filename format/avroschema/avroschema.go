@@ -40,6 +40,8 @@ const (
 	// RollbackPlan (rollback.requested) and RollbackMetadata (rollback), as Java 0.14/0.15
 	// embeds them: copied from the fixture mor-parquet/v6_nonpartitioned_rollback.
 	// RollbackMetadata is also the archive's and the restore metadata's nested record.
+	// Hudi 1.x has the same records field for field (TestLayoutTwoSchemasAreHudi1x), so
+	// they are written on both timeline layouts.
 	RollbackPlan     Record = "HoodieRollbackPlan"
 	RollbackMetadata Record = "HoodieRollbackMetadata"
 	// RestorePlan (restore.requested) and RestoreMetadata (restore) as Java 0.14's generated

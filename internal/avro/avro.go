@@ -54,6 +54,10 @@ func Parse(schemaJSON string) (*Schema, error) {
 // String returns the schema JSON as given to Parse.
 func (s *Schema) String() string { return s.s.String() }
 
+// Canonical returns the schema's Parsing Canonical Form (names, order, types; no docs,
+// defaults or other properties): two schemas with the same form encode alike.
+func (s *Schema) Canonical() string { return string(s.s.Canonical()) }
+
 // Root returns the schema's tree for inspection.
 func (s *Schema) Root() *tw.SchemaNode { return s.s.Root() }
 
