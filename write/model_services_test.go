@@ -114,7 +114,28 @@ type services struct {
 	noCluster                  bool // virtual keys: clustering is refused
 	percent                    int  // chance of a service after each step
 	savepoint                  int  // index in history.instants of the pending savepoint, -1 if none
+	// script, when set, replaces the random choice: after each write the next entry is
+	// run ("-": none), until the script is used up. An entry that is not possible at that
+	// point fails the test. Besides the random choice's services it may name "compact"
+	// (merge-on-read).
+	script []string
+	// manual: clean and archival run only where the script says (hoodie.clean.automatic
+	// and hoodie.archive.automatic false), so that each of them has work to do.
+	manual bool
+	op     string         // the scripted service due next
+	worked map[string]int // services that changed the table (clean deleted, archive archived, …), by name
 }
+
+// newScriptedServices runs the services of script (see services.script) with small
+// retention and archival bounds (commits retained 2, keep 3 to 4 commits), clean and
+// archival only where the script has them.
+func newScriptedServices(script ...string) *services {
+	return &services{r: rand.New(rand.NewPCG(1, 2)), retained: 2, keepMin: 3, keepMax: 4, savepoint: -1,
+		script: script, manual: true, worked: map[string]int{}}
+}
+
+// scripted reports whether the services follow a script.
+func (s *services) scripted() bool { return s != nil && s.script != nil }
 
 // newServices decides from the configuration's seed whether and how it runs services
 // (nil: it does not, and keeps the original write-only sequence). Its own random stream
@@ -142,20 +163,32 @@ func (s *services) apply(settings map[string]string) {
 	settings["hoodie.cleaner.commits.retained"] = strconv.Itoa(s.retained)
 	settings["hoodie.keep.min.commits"] = strconv.Itoa(s.keepMin)
 	settings["hoodie.keep.max.commits"] = strconv.Itoa(s.keepMax)
-	if s.noClean {
+	if s.noClean || s.manual {
 		settings["hoodie.clean.automatic"] = "false"
+	}
+	if s.manual {
+		settings["hoodie.archive.automatic"] = "false"
 	}
 }
 
-func (s *services) due() bool { return s != nil && s.r.IntN(100) < s.percent }
+func (s *services) due() bool {
+	switch {
+	case s == nil:
+		return false
+	case s.script != nil:
+		if len(s.script) == 0 {
+			return false
+		}
+		s.op, s.script = s.script[0], s.script[1:]
+		return s.op != "-"
+	}
+	return s.r.IntN(100) < s.percent
+}
 
 // run runs one randomly chosen service, applies it to the model and verifies.
-func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, h *history, settings map[string]string, desc string) {
+func (s *services) run(t *testing.T, ctx context.Context, mt modelTable, m *model, h *history, settings map[string]string, desc string) {
 	t.Helper()
-	tbl, err := hudi.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mt.open(t, ctx)
 	n := len(h.instants)
 	ops := []string{"archive"}
 	if !s.noCluster {
@@ -173,21 +206,48 @@ func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, 
 	case s.savepoint >= 0 && s.savepoint < n-1:
 		ops = append(ops, "restore", "restore", "restore")
 	}
-	op := ops[s.r.IntN(len(ops))]
+	op := ""
+	if s.script != nil {
+		op = s.op
+		if !slices.Contains(ops, op) && !(op == "compact" && m.cfg.mor) {
+			t.Fatalf("%s: scripted service %q is not possible here (possible: %v)", desc, op, ops)
+		}
+	} else {
+		op = ops[s.r.IntN(len(ops))]
+	}
 	desc = fmt.Sprintf("%s: %s", desc, op)
+	worked := true
 	switch op {
+	case "compact":
+		cs := map[string]string{}
+		for _, k := range []string{"hoodie.parquet.max.file.size", "hoodie.index.bloom.num_entries",
+			"hoodie.index.bloom.fpp", "hoodie.parquet.compression.codec"} {
+			if v, ok := settings[k]; ok {
+				cs[k] = v
+			}
+		}
+		inst := compact(t, ctx, mt, m, h, cs, desc)
+		if worked = inst != ""; worked {
+			if inst <= h.last() {
+				t.Fatalf("%s: compaction instant %s not after %s", desc, inst, h.last())
+			}
+			h.services[inst] = true
+			h.push(m, inst)
+		}
 	case "clean":
 		res, err := tbl.Clean(ctx, hudi.CleanOptions{Settings: settings})
 		if err != nil {
 			t.Fatalf("%s: %v", desc, err)
 		}
 		t.Logf("%s -> %q: %d files deleted, earliest retained %s %s", desc, res.Instant, res.FilesDeleted, res.EarliestInstantToRetain, res.Message)
+		worked = res.FilesDeleted > 0
 	case "archive":
 		res, err := tbl.Archive(ctx, hudi.ArchiveOptions{Settings: settings})
 		if err != nil {
 			t.Fatalf("%s: %v", desc, err)
 		}
 		t.Logf("%s -> %d instants archived %s", desc, len(res.InstantsArchived), res.Message)
+		worked = len(res.InstantsArchived) > 0
 	case "cluster":
 		cs := map[string]string{
 			"hoodie.clustering.plan.strategy.single.group.clustering.enabled": "true",
@@ -207,7 +267,7 @@ func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, 
 		if len(m.rows) > 0 && !res.Completed {
 			t.Fatalf("%s: nothing clustered, but the table has %d rows", desc, len(m.rows))
 		}
-		if !res.Completed {
+		if worked = res.Completed; !worked {
 			break
 		}
 		if res.Action != "replacecommit" || res.Instant <= h.last() {
@@ -255,7 +315,10 @@ func (s *services) run(t *testing.T, ctx context.Context, dir string, m *model, 
 		}
 		s.savepoint = -1
 	}
-	verify(t, ctx, dir, m, h, desc)
+	if worked && s.worked != nil {
+		s.worked[op]++
+	}
+	verify(t, ctx, mt, m, h, desc)
 }
 
 // earliestRetained is the earliest instant the last completed clean retains ("" if none).

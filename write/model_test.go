@@ -111,6 +111,9 @@ type modelConfig struct {
 	// column; the reader appends it as a string parsed from the partition path (Java's
 	// TableSchemaResolver), which equals the model's city since city is a string.
 	drop bool
+	// settings are added to every write's (TestModelOnS3: the metadata table's compaction
+	// interval).
+	settings map[string]string
 }
 
 func (c modelConfig) name() string {
@@ -708,19 +711,45 @@ func TestModel(t *testing.T) {
 				}
 				t.Run(c.name(), func(t *testing.T) {
 					t.Parallel() // at most -parallel (GOMAXPROCS) configurations at once
-					runModel(t, c)
+					runModel(t, c, modelTable{path: t.TempDir()}, newServices(c))
 				})
 			}
 		}
 	}
 }
 
-func runModel(t *testing.T, c modelConfig) {
+// modelTable is where a model run's table lives: a local directory, or an object-store
+// URL with the storage settings (fs.s3a.*) that reach it (TestModelOnS3).
+type modelTable struct {
+	path     string
+	settings map[string]string
+	// latestOnly: after each step verify reads the snapshot, the read-optimized view and
+	// the latest instant (time travel, incremental) only, and runModel reads every
+	// instant once, at the end. On an object store the full check after every step is
+	// quadratic in requests; the model still sees every step.
+	latestOnly bool
+}
+
+func (mt modelTable) open(t *testing.T, ctx context.Context) *hudi.Table {
+	t.Helper()
+	tbl, err := hudi.Open(ctx, mt.path, hudi.WithSettings(mt.settings))
+	if err != nil {
+		t.Fatalf("open %s: %v", mt.path, err)
+	}
+	return tbl
+}
+
+// runModel creates the configuration's table at mt, runs its steps (svc: the table
+// services among them, nil for none) comparing the table with the model after each, and
+// returns the model and its history.
+func runModel(t *testing.T, c modelConfig, mt modelTable, svc *services) (*model, *history) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	co := hudi.CreateOptions{Name: "model", RecordKeyFields: []string{"id"}, PrecombineField: "ts",
 		Schema: "id STRING, city STRING, ts BIGINT, val BIGINT, _hoodie_is_deleted BOOLEAN"}
 	co.Settings = map[string]string{}
+	for k, v := range mt.settings {
+		co.Settings[k] = v
+	}
 	if c.mor {
 		co.Type = "mor"
 		// Readers merge logs with the table's payload class, not the writer's setting.
@@ -736,7 +765,7 @@ func runModel(t *testing.T, c modelConfig) {
 		co.PartitionFields = []string{"city"}
 		co.HiveStyle = c.part == hivePartitioned
 	}
-	if _, err := hudi.Create(ctx, dir, co); err != nil {
+	if _, err := hudi.Create(ctx, mt.path, co); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("config %+v", c)
@@ -744,7 +773,6 @@ func runModel(t *testing.T, c modelConfig) {
 	g := &generator{r: rand.New(rand.NewPCG(c.seed, 2)), m: m}
 	h := newHistory()
 	crng := rand.New(rand.NewPCG(c.seed, 3)) // compaction points: the writes stay as without
-	svc := newServices(c)                    // nil: this configuration runs no table services
 	for i := 0; i < c.steps; i++ {
 		st := g.next(i == 0)
 		settings := map[string]string{"hoodie.index.type": c.index, "hoodie.datasource.write.payload.class": c.payload}
@@ -770,13 +798,13 @@ func runModel(t *testing.T, c modelConfig) {
 			settings["hoodie.parquet.compression.codec"] = "snappy" // gzip readers dominate the run time
 		}
 
+		for k, v := range c.settings {
+			settings[k] = v
+		}
 		for k, v := range st.settings {
 			settings[k] = v
 		}
-		tbl, err := hudi.Open(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := mt.open(t, ctx)
 		batch := buildBatch(st.rows, st.keysOnly)
 		var batches []arrow.Record
 		if batch != nil {
@@ -840,13 +868,14 @@ func runModel(t *testing.T, c modelConfig) {
 				res.Records.Inserted, res.Records.Updated, res.Records.Deleted, want.inserted, want.updated, want.deleted)
 		}
 		h.push(m, inst)
-		verify(t, ctx, dir, m, h, desc)
+		verify(t, ctx, mt, m, h, desc)
 		if t.Failed() {
 			t.FailNow() // later steps would only repeat the divergence
 		}
 		// Merge-on-read: compact at random points (a compaction takes one of the steps,
 		// so the quadratic verification stays within the same instant count).
-		if c.mor && i+1 < c.steps && crng.IntN(10) < 3 {
+		// A scripted run (svc.script) compacts where its script says.
+		if c.mor && i+1 < c.steps && !svc.scripted() && crng.IntN(10) < 3 {
 			// Same Parquet/bloom settings as the writes: small files, fast reads.
 			cs := map[string]string{}
 			for _, k := range []string{"hoodie.parquet.max.file.size", "hoodie.index.bloom.num_entries",
@@ -855,14 +884,14 @@ func runModel(t *testing.T, c modelConfig) {
 					cs[k] = v
 				}
 			}
-			if inst := compact(t, ctx, dir, m, h, cs, fmt.Sprintf("step %d: compaction", i+2)); inst != "" {
+			if inst := compact(t, ctx, mt, m, h, cs, fmt.Sprintf("step %d: compaction", i+2)); inst != "" {
 				i++ // a no-op takes no step
 				if last := h.last(); inst <= last {
 					t.Fatalf("step %d: compaction instant %s not after %s", i+1, inst, last)
 				}
 				h.services[inst] = true
 				h.push(m, inst)
-				verify(t, ctx, dir, m, h, fmt.Sprintf("step %d: compaction %s", i+1, inst))
+				verify(t, ctx, mt, m, h, fmt.Sprintf("step %d: compaction %s", i+1, inst))
 				if t.Failed() {
 					t.FailNow()
 				}
@@ -871,12 +900,21 @@ func runModel(t *testing.T, c modelConfig) {
 		// Table services at random points (a subset of configurations); each takes a step.
 		if i+1 < c.steps && svc.due() {
 			i++
-			svc.run(t, ctx, dir, m, h, settings, fmt.Sprintf("step %d", i+1))
+			svc.run(t, ctx, mt, m, h, settings, fmt.Sprintf("step %d", i+1))
 			if t.Failed() {
 				t.FailNow()
 			}
+			if svc.scripted() && len(svc.script) == 0 {
+				break // a scripted run ends with its script
+			}
 		}
 	}
+	if mt.latestOnly {
+		full := mt
+		full.latestOnly = false
+		verify(t, ctx, full, m, h, "after the last step, every instant")
+	}
+	return m, h
 }
 
 // compact schedules and runs a compaction of every file group with log files and applies
@@ -884,12 +922,9 @@ func runModel(t *testing.T, c modelConfig) {
 // records leave the base), the logs are gone, and records keep their commit times. It
 // returns the compaction instant, or "" when there was nothing to compact (the model has
 // no log records either).
-func compact(t *testing.T, ctx context.Context, dir string, m *model, h *history, settings map[string]string, desc string) string {
+func compact(t *testing.T, ctx context.Context, mt modelTable, m *model, h *history, settings map[string]string, desc string) string {
 	t.Helper()
-	tbl, err := hudi.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mt.open(t, ctx)
 	res, err := tbl.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true, Settings: settings})
 	if err != nil {
 		t.Fatalf("%s: %v", desc, err)
@@ -923,12 +958,9 @@ func compact(t *testing.T, ctx context.Context, dir string, m *model, h *history
 // an instant id (Java's time travel reads the latest commit at or before it), so time
 // travel to such an instant's time returns the state of the last surviving instant before
 // it. Archived instants time-travel like active ones: their files are there unless cleaned.
-func verify(t *testing.T, ctx context.Context, dir string, m *model, h *history, desc string) {
+func verify(t *testing.T, ctx context.Context, mt modelTable, m *model, h *history, desc string) {
 	t.Helper()
-	tbl, err := hudi.Open(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := mt.open(t, ctx)
 	instants, states := h.instants, h.states
 	last := len(instants) - 1
 	compare(t, m, fmt.Sprintf("%s: snapshot", desc), scanRows(t, ctx, tbl, hudi.ScanOptions{}), m.canonAll(m.rows, nil))
@@ -973,9 +1005,15 @@ func verify(t *testing.T, ctx context.Context, dir string, m *model, h *history,
 		compare(t, m, fmt.Sprintf("%s: %s %s", desc, what, inst), scanRows(t, ctx, tbl, o), m.canonAll(want, nil))
 	}
 	for i, inst := range instants {
+		if mt.latestOnly && i != last {
+			continue
+		}
 		asOf(fmt.Sprintf("as of (#%d)", i+1), inst, states[i])
 	}
 	for _, g := range h.gone {
+		if mt.latestOnly {
+			break
+		}
 		asOf("as of rolled-back/restored", g, h.stateAt(g))
 	}
 	incr := func(b, e int) {
@@ -1001,6 +1039,10 @@ func verify(t *testing.T, ctx context.Context, dir string, m *model, h *history,
 	}
 	if last < 0 || m.cfg.virtual {
 		return // incremental queries are refused without meta fields
+	}
+	if mt.latestOnly {
+		incr(last-1, last)
+		return
 	}
 	incr(-1, 0)
 	for e := 1; e <= last; e++ {

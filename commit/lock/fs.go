@@ -235,15 +235,37 @@ func (f *fileSystem) refresh(stop chan struct{}, body []byte) {
 		case <-stop:
 			return
 		case <-t.C:
-			ctx := context.Background()
-			cur, err := f.st.ReadFile(ctx, f.path)
-			if err != nil || !bytes.Equal(cur, body) {
+			if !f.refreshOnce(context.Background(), body) {
 				f.logger.Error("the table lock was taken over while held (this process was stalled beyond hoodie.write.lock.filesystem.expire)", "lock", f.display)
 				return
 			}
-			_ = f.st.Put(ctx, f.path, body)
 		}
 	}
+}
+
+// refreshOnce re-writes the lock file if it still holds body and reports whether it did
+// (false: it is no longer ours). On a store with compare-and-swap (the object stores:
+// S3 and Azure If-Match, GCS ifGenerationMatch) the re-write is conditional on the version
+// read, so a process that broke the lock and took it between the read and the write keeps
+// it; a plain Put there would overwrite its lock with ours and let both hold the lock.
+// A local folder has no such primitive: there the window between read and write stays.
+func (f *fileSystem) refreshOnce(ctx context.Context, body []byte) bool {
+	if cs, ok := f.st.(storage.ConditionalStorage); ok {
+		cur, v, err := cs.ReadVersion(ctx, f.path)
+		if err != nil || !bytes.Equal(cur, body) {
+			return false
+		}
+		if _, err := cs.PutIfMatch(ctx, f.path, body, v); err != nil {
+			return !errors.Is(err, storage.ErrPrecondition) && !errors.Is(err, storage.ErrNotExist)
+		}
+		return true
+	}
+	cur, err := f.st.ReadFile(ctx, f.path)
+	if err != nil || !bytes.Equal(cur, body) {
+		return false
+	}
+	_ = f.st.Put(ctx, f.path, body)
+	return true
 }
 
 func (f *fileSystem) Unlock(ctx context.Context) error {

@@ -142,8 +142,8 @@ func (o Options) Validate() error {
 	case "":
 		return fmt.Errorf("%s is empty: name a lock provider class", config.LockProviderClass.Name)
 	}
-	return fmt.Errorf("%s=%s is not a lock provider hudi-go has: want %s, %s or %s (object-store locks with conditional writes come with object storage support)",
-		config.LockProviderClass.Name, o.Provider, FileSystemProvider, InProcessProvider, ZookeeperProvider)
+	return fmt.Errorf("%s=%s is not a lock provider hudi-go has: want %s, %s or %s (on S3, GCS and Azure %s takes its lock file with a conditional write)",
+		config.LockProviderClass.Name, o.Provider, FileSystemProvider, InProcessProvider, ZookeeperProvider, Short(FileSystemProvider))
 }
 
 // Short is the provider's simple class name, for messages.

@@ -386,3 +386,87 @@ func TestZookeeperServers(t *testing.T) {
 		t.Fatalf("servers without port = %v", got)
 	}
 }
+
+// casStorage gives a local folder the compare-and-swap of the object stores
+// (storage.ConditionalStorage, versions are the content) and, once armed, lets another
+// process take the lock file right after this one read it: the read returns the old
+// content, and the file then holds the taker's lock.
+type casStorage struct {
+	storage.Storage
+	mu     sync.Mutex
+	armed  bool
+	taker  []byte
+	copied atomic.Int32
+}
+
+func (c *casStorage) takeOver(ctx context.Context, p string) {
+	if c.armed && p == ".hoodie/lock" {
+		c.armed = false
+		_ = c.Storage.Put(ctx, p, c.taker)
+		c.copied.Add(1)
+	}
+}
+
+func (c *casStorage) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.Storage.ReadFile(ctx, p)
+	c.takeOver(ctx, p)
+	return b, err
+}
+
+func (c *casStorage) ReadVersion(ctx context.Context, p string) ([]byte, storage.Version, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, err := c.Storage.ReadFile(ctx, p)
+	c.takeOver(ctx, p)
+	return b, storage.Version(b), err
+}
+
+func (c *casStorage) PutIfMatch(ctx context.Context, p string, data []byte, v storage.Version) (storage.Version, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur, err := c.Storage.ReadFile(ctx, p)
+	if err != nil || storage.Version(cur) != v {
+		return "", storage.ErrPrecondition
+	}
+	return storage.Version(data), c.Storage.Put(ctx, p, data)
+}
+
+// TestFileSystemLockRefreshNeverOverwritesATaker: a holder that re-writes its lock (every
+// third of hoodie.write.lock.filesystem.expire) on a store with compare-and-swap (every
+// object store) re-writes it only if the file is still the one it read. If another process
+// broke the lock and took it between the read and the write, the taker keeps it; a plain
+// re-write would put the old holder's lock back and let both hold the table lock.
+func TestFileSystemLockRefreshNeverOverwritesATaker(t *testing.T) {
+	ctx := context.Background()
+	st := &casStorage{Storage: local.New(newTableDir(t)), taker: []byte(`{"lockCreateTime":"2024-01-01 00:00:00.000","lockThreadName":"taker","lockStacksInfo":[]}`)}
+	l, err := New(fsOptions(3*time.Second), st) // refreshes every second
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	st.mu.Lock()
+	st.armed = true
+	st.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for st.copied.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // past the refresh that read before the take-over
+	b, err := st.Storage.ReadFile(ctx, ".hoodie/lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(st.taker) {
+		t.Fatalf("the lock file holds %s after another process took it: the refresh overwrote the taker's lock", b)
+	}
+	if err := l.Unlock(ctx); err == nil || !strings.Contains(err.Error(), "no longer ours") {
+		t.Errorf("Unlock of a lock taken over = %v, want a 'no longer ours' error", err)
+	}
+	if b, _ := st.Storage.ReadFile(ctx, ".hoodie/lock"); string(b) != string(st.taker) {
+		t.Errorf("Unlock removed the taker's lock")
+	}
+}

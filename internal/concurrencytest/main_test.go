@@ -183,7 +183,12 @@ func keyRange(from, to int, city, rider string, ts int64) []inputRow {
 // into it, so that each city's rows are one file group.
 func newTable(t *testing.T, typ string, rows []inputRow, sets ...string) string {
 	t.Helper()
-	table := filepath.Join(t.TempDir(), "t")
+	return newTableAt(t, filepath.Join(t.TempDir(), "t"), typ, rows, sets...)
+}
+
+// newTableAt is newTable at a given location (a folder or a URL).
+func newTableAt(t *testing.T, table, typ string, rows []inputRow, sets ...string) string {
+	t.Helper()
 	args := []string{"create", table, "--name", "t", "--type", typ, "--record-key", "uuid", "--precombine", "ts",
 		"--partition-by", "city", "--schema", tableSchema}
 	if _, err := hudi(args...); err != nil {
