@@ -11,6 +11,7 @@ import (
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // CompactOptions select what Compact does. With neither Schedule nor Run it does both.
@@ -50,7 +51,7 @@ func (t *Table) Compact(ctx context.Context, o CompactOptions) (*CompactResult, 
 	co.Write = write.Options{Now: o.Now, WriterProps: cfg.Explicit(),
 		// The writers' index: with BUCKET, a table with CDC on logs the compaction's
 		// changes (write.NewChangeLog).
-		IndexType: strings.ToUpper(cfg.String(config.IndexType)),
+		IndexType: index.Type(cfg.String(config.IndexType)),
 		// The CDC log's block size.
 		LogDataBlockMaxSize: cfg.Long(config.LogFileDataBlockMaxSize)}
 	co.Write.SetFileFormat(cfg)

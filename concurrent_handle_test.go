@@ -92,3 +92,103 @@ func countRows(t *testing.T, tb *hudi.Table) int {
 	}
 	return n
 }
+
+// TestServicesWhileScanOnOneHandle: compaction, clustering, clean and archival through one
+// *Table while the test goroutine scans it with the iterator (Scan.Batches) and another
+// goroutine polls the read-only accessors. Each service swaps the handle's metadata when
+// it is done (reload); every scan sees all rows, whatever the services did before it.
+// Under -race it fails with the handle's lock removed (checked: see s11-refactor.md).
+func TestServicesWhileScanOnOneHandle(t *testing.T) {
+	ctx := context.Background()
+	tb, err := hudi.Create(ctx, t.TempDir(), hudi.CreateOptions{Name: "svc", Type: "mor", RecordKeyFields: []string{"id"},
+		PartitionFields: []string{"p"}, PrecombineField: "ts", Schema: "id STRING, ts BIGINT, p STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keys = 12
+	upsert := func(ts int) {
+		rows := make([]row, keys)
+		for j := range rows {
+			rows[j] = row{"id": fmt.Sprintf("k%d", j), "ts": ts, "p": fmt.Sprintf("p%d", j%2)}
+		}
+		if _, err := tb.Write(ctx, batchesOf(t, tb, rows), hudi.WriteOptions{Operation: "upsert"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for ts := 1; ts <= 3; ts++ {
+		upsert(ts) // a base file per partition, then log files
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	var serr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			_ = tb.Timeline().Completed()
+			_ = tb.Config().Name()
+			if _, err := tb.View(ctx, ""); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		keep := map[string]string{"hoodie.cleaner.commits.retained": "1", "hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"}
+		steps := []func() error{
+			func() error { _, err := tb.Compact(ctx, hudi.CompactOptions{}); return err },
+			func() error { _, err := tb.Cluster(ctx, hudi.ClusterOptions{}); return err },
+			func() error { _, err := tb.Clean(ctx, hudi.CleanOptions{Settings: keep}); return err },
+			func() error { _, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: keep}); return err },
+		}
+		for i, step := range steps {
+			if serr = step(); serr != nil {
+				serr = fmt.Errorf("service %d: %w", i, serr)
+				return
+			}
+		}
+	}()
+	for scans := 0; ; scans++ {
+		select {
+		case <-done:
+			wg.Wait()
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			if n := countBatchRows(t, tb); n != keys {
+				t.Fatalf("after the services: %d rows, want %d", n, keys)
+			}
+			return
+		default:
+		}
+		if n := countBatchRows(t, tb); n != keys {
+			t.Fatalf("scan %d: %d rows, want %d", scans, n, keys)
+		}
+	}
+}
+
+// countBatchRows counts the rows of a snapshot scan through Scan.Batches.
+func countBatchRows(t *testing.T, tb *hudi.Table) int {
+	t.Helper()
+	ctx := context.Background()
+	scan, err := tb.Scan(ctx, hudi.ScanOptions{Columns: []string{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rec, err := range scan.Batches(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(rec.NumRows())
+	}
+	return n
+}

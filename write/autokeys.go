@@ -13,6 +13,7 @@ import (
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // keyer computes input records' keys. On a table with record key fields it is the key
@@ -63,8 +64,8 @@ func checkAutoKeys(gen *keygen.Generator, input *arrow.Schema, o Options) error 
 	if !o.Prepped && o.CombineBeforeInsert != nil && *o.CombineBeforeInsert {
 		return errors.New("Enabling hoodie.combine.before.insert is not supported with auto generation of record keys")
 	}
-	if o.IndexType == IndexBucket {
-		return fmt.Errorf("the %s index hashes record key fields, and this table's record keys are generated: %w", IndexBucket, ErrUnsupported)
+	if _, bucket := o.index.(*index.Bucket); bucket {
+		return fmt.Errorf("the %s index hashes record key fields, and this table's record keys are generated: %w", index.TypeBucket, ErrUnsupported)
 	}
 	return nil
 }

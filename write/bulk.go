@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // groupByPartition groups the input's records by partition path: each partition's
@@ -177,8 +179,10 @@ func compactInput(o Options) bool {
 			return false
 		}
 	case InsertOverwrite, InsertOverwriteTable:
-		if strings.EqualFold(o.IndexType, IndexBucket) {
-			return false // the rows are routed to their buckets (plan)
+		// The rows are routed to their buckets (plan). Called before the write chooses
+		// its index (streams): an invalid type is refused by the write it falls back to.
+		if typ, err := index.ParseType(string(o.IndexType)); err != nil || typ == index.TypeBucket {
+			return false
 		}
 	default:
 		return false

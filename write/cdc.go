@@ -16,6 +16,7 @@ import (
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // Change-data capture (hoodie.table.cdc.enabled=true). A merge that rewrites a file group's
@@ -266,9 +267,9 @@ type ChangeLog struct {
 // NewChangeLog returns the change log of a compaction of one file group into a base file
 // of schema full (meta fields + dataAvro's columns) under txn, or nil when the compaction
 // logs no changes: CDC off, or an index other than BUCKET (indexType, hoodie.index.type).
-func NewChangeLog(t *table.Table, indexType, dataAvro string, full *arrow.Schema, blockMax int64, st storage.Storage, txn *commit.Txn,
+func NewChangeLog(t *table.Table, indexType index.Type, dataAvro string, full *arrow.Schema, blockMax int64, st storage.Storage, txn *commit.Txn,
 	partition string, fileID spec.FileID, task int) (*ChangeLog, error) {
-	if !strings.EqualFold(indexType, IndexBucket) {
+	if typ, err := index.ParseType(string(indexType)); err != nil || typ != index.TypeBucket {
 		return nil, nil
 	}
 	s, err := tableCDCSettings(t, dataAvro, full, blockMax)

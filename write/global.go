@@ -136,7 +136,7 @@ func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string]
 	}
 	hits := map[string][]storedAt{}
 	err := scanBaseFiles(ctx, w.t, w.o.Mem, files, func(*fsview.FileSlice) *wantedKeys { return want },
-		usesBloom(w.o.IndexType), orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
+		w.o.index.PrunesByBloom(), orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
 			for _, h := range found {
 				k := recs[h.recs[0]].key
 				hits[k] = append(hits[k], storedAt{slice: sl, ordering: h.ordering})

@@ -18,16 +18,12 @@ import (
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // location is where a stored record lives: its file group's latest slice.
 type location struct {
 	slice *fsview.FileSlice
-}
-
-// isGlobal reports indexes that match keys across partitions.
-func isGlobal(indexType string) bool {
-	return indexType == IndexGlobalSimple || indexType == IndexGlobalBloom
 }
 
 // candidateFiles returns the latest base files the index must consult: those of the
@@ -54,8 +50,8 @@ func candidateFiles(view *fsview.View, records []incoming, global bool) []*fsvie
 // key fields' columns, keys rebuilt by sk's key generator); the BLOOM indexes first prune
 // files by the footer's min/max keys and bloom filter. Files are read on all cores.
 func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, view *fsview.View, records []incoming,
-	indexType string, parallelism int, sk storedKeys) (map[int]location, error) {
-	global := isGlobal(indexType)
+	idx index.Index, parallelism int, sk storedKeys) (map[int]location, error) {
+	global := idx.Global()
 	files := candidateFiles(view, records, global)
 	// Keys wanted per partition ("" bucket for global lookups). Each partition's map is
 	// sized from a first count: growing a 50k-key map is rehashed a dozen times.
@@ -83,7 +79,7 @@ func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, vie
 		return want[sl.Partition]
 	}
 	out := map[int]location{}
-	err := scanBaseFiles(ctx, t, mem, files, wanted, usesBloom(indexType), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
+	err := scanBaseFiles(ctx, t, mem, files, wanted, idx.PrunesByBloom(), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
 		for _, h := range hits {
 			for _, i := range h.recs {
 				out[i] = location{slice: sl}
@@ -94,11 +90,6 @@ func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, vie
 		return nil, err
 	}
 	return out, nil
-}
-
-// usesBloom reports the indexes that prune candidate files by their bloom filters.
-func usesBloom(indexType string) bool {
-	return indexType == IndexBloom || indexType == IndexGlobalBloom
 }
 
 // storedHit is a wanted key found in a base file.

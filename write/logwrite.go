@@ -18,6 +18,7 @@ import (
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // Merge-on-read writes (table version 6): updates and deletes of stored keys are appended
@@ -31,7 +32,7 @@ import (
 // by a Java index that indexes log files, or inserts routed to logs): the index reads base
 // files only and would miss their keys.
 func checkMORView(w *writer) error {
-	if !w.mor || w.o.IndexType == IndexBucket {
+	if _, bucket := w.o.index.(*index.Bucket); !w.mor || bucket {
 		return nil // the bucket index needs no lookup: a log-only bucket group is fine
 	}
 	for _, g := range w.view.Groups {

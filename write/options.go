@@ -2,7 +2,8 @@
 // does: upsert, insert, bulk_insert, delete, insert_overwrite(_table) and delete_partition
 // on copy-on-write tables (new and rewritten base files) and merge-on-read tables (log
 // files of a deltacommit; inserts into small base files or new file groups), with
-// pre-combining, the SIMPLE, BLOOM, their GLOBAL forms, INMEMORY and BUCKET indexes,
+// pre-combining, the SIMPLE, BLOOM, their GLOBAL forms, INMEMORY and BUCKET indexes
+// (chosen once from package index, write/index; the key lookup is index.go's),
 // small-file handling, Hudi's base file layout (meta columns, bloom filter and min/max keys
 // in the footer), change-data-capture log files, tables without meta fields, and schema
 // changes (evolution on write and on read), committed through package commit. Options come
@@ -20,6 +21,7 @@ import (
 	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // Operation is a write operation (hoodie.datasource.write.operation).
@@ -56,13 +58,15 @@ func (o Operation) isReplace() bool {
 	return o == InsertOverwrite || o == InsertOverwriteTable || o == DeletePartition
 }
 
-// Index types (hoodie.index.type).
+// Index types (hoodie.index.type): package index's, under the names write has had (kept
+// for the callers of write.Options; new code uses index.Type*).
 const (
-	IndexSimple       = "SIMPLE"
-	IndexGlobalSimple = "GLOBAL_SIMPLE"
-	IndexBloom        = "BLOOM"
-	IndexGlobalBloom  = "GLOBAL_BLOOM"
-	IndexInMemory     = "INMEMORY"
+	IndexSimple       = index.TypeSimple
+	IndexGlobalSimple = index.TypeGlobalSimple
+	IndexBloom        = index.TypeBloom
+	IndexGlobalBloom  = index.TypeGlobalBloom
+	IndexInMemory     = index.TypeInMemory
+	IndexBucket       = index.TypeBucket
 )
 
 // Options configure a write. Zero values take Hudi 0.14.1's defaults (see withDefaults).
@@ -74,8 +78,9 @@ type Options struct {
 	// refused before the write).
 	WriterProps map[string]string
 	Operation   Operation
-	// IndexType is hoodie.index.type (SIMPLE).
-	IndexType string
+	// IndexType is hoodie.index.type (SIMPLE). The write chooses its index from it once
+	// (index.New, in openForWrite); a value config does not accept is refused.
+	IndexType index.Type
 	// SchemaOnRead is hoodie.schema.on.read.enable as the write sets it (nil = not set).
 	// Once a table has an InternalSchema (a schema change on read was committed) it cannot
 	// be turned off: false is refused.
@@ -181,6 +186,9 @@ type Options struct {
 	// timeline is the handle every timeline change of the write goes through (set by
 	// openForWrite from the clock, zone, logger and Concurrency above).
 	timeline *commit.Timeline
+	// index is the write's index, chosen once by openForWrite from IndexType and the
+	// bucket settings above.
+	index index.Index
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -193,9 +201,8 @@ func (o Options) withDefaults() Options {
 		o.Operation = Upsert
 	}
 	if o.IndexType == "" {
-		o.IndexType = defaults.String(config.IndexType)
+		o.IndexType = index.Type(defaults.String(config.IndexType))
 	}
-	o.IndexType = strings.ToUpper(o.IndexType)
 	if o.PayloadClass == "" {
 		o.PayloadClass = defaults.String(config.PayloadClass)
 	}
@@ -288,7 +295,7 @@ func OptionsFromConfig(cfg *config.Config, op Operation) Options {
 	b := func(k config.Key) *bool { v := cfg.Bool(k); return &v }
 	o := Options{
 		Operation:                op,
-		IndexType:                cfg.String(config.IndexType),
+		IndexType:                index.Type(cfg.String(config.IndexType)),
 		PayloadClass:             cfg.String(config.PayloadClass),
 		SmallFileLimit:           cfg.Long(config.ParquetSmallFileLimit),
 		SmallFileGroupCandidates: func() *int { n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit); return &n }(),
@@ -318,11 +325,12 @@ func OptionsFromConfig(cfg *config.Config, op Operation) Options {
 	if cfg.Bool(config.InsertDropDuplicates) && !cfg.IsSet(config.InsertDupPolicy) {
 		o.InsertDupPolicy = "drop" // the pre-0.14 switch
 	}
-	switch o.IndexType {
-	case IndexGlobalBloom:
-		o.UpdatePartitionPath = b(config.BloomIndexUpdatePartitionPath)
-	case IndexGlobalSimple:
-		o.UpdatePartitionPath = b(config.SimpleIndexUpdatePartitionPath)
+	// A global index's update.partition.path key is read (cfg's hoodie.index.type is
+	// valid: config validated it; the write reports any error of index.New).
+	if idx, err := index.New(o.IndexType, index.Settings{NumBuckets: o.BucketNumBuckets, HashFields: o.BucketHashFields}); err == nil {
+		if g, ok := idx.(index.GlobalIndex); ok {
+			o.UpdatePartitionPath = b(g.UpdatePartitionPathKey())
+		}
 	}
 	o.PartitionsToDelete = cfg.List(config.PartitionsToDelete)
 	// Java 0.14 with reconcile.schema keeps the table schema for an input that lacks

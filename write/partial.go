@@ -32,8 +32,8 @@ func checkPartialUpdate(o Options) error {
 	if !isPartialUpdate(o.PayloadClass) {
 		return nil
 	}
-	if isGlobal(o.IndexType) {
-		return fmt.Errorf("%s with the %s index: %w", merge.PartialUpdatePayload, o.IndexType, merge.ErrUnsupportedPayload)
+	if o.index.Global() {
+		return fmt.Errorf("%s with the %s index: %w", merge.PartialUpdatePayload, o.index.Type(), merge.ErrUnsupportedPayload)
 	}
 	return nil
 }

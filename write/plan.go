@@ -21,6 +21,7 @@ import (
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 type writer struct {
@@ -131,12 +132,12 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 					live = append(live, r)
 				}
 			}
-			if w.o.IndexType == IndexBucket && w.o.Operation != BulkInsert {
+			if bucket, ok := w.o.index.(*index.Bucket); ok && w.o.Operation != BulkInsert {
 				// The new file groups are buckets, so that later writes find the records'
 				// buckets: Java 0.14 partitions an overwrite of a bucket-indexed table with
 				// SparkInsertOverwriteSimpleBucketIndexPartitioner, one new file group (a
 				// new id with the bucket's prefix) per bucket written (HUDI-5857).
-				w.planBucketCreates(pl, p, live)
+				w.planBucketCreates(pl, bucket, p, live)
 				continue
 			}
 			pl.creates = append(pl.creates, createJob{partition: p, records: live})
@@ -150,8 +151,8 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		return pl, nil
 	}
 
-	if w.o.IndexType == IndexBucket {
-		w.planBuckets(pl, recs)
+	if bucket, ok := w.o.index.(*index.Bucket); ok {
+		w.planBuckets(pl, bucket, recs)
 		return pl, nil
 	}
 
@@ -167,7 +168,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		return j
 	}
 	var inserts []incoming
-	if isGlobal(w.o.IndexType) && w.o.Operation != Insert {
+	if w.o.index.Global() && w.o.Operation != Insert {
 		// Keys are matched across partitions, partition moves included (global.go).
 		var err error
 		if inserts, err = w.planGlobal(ctx, recs, job); err != nil {
@@ -177,7 +178,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		var locs map[int]location
 		if w.o.Operation != Insert {
 			var err error
-			locs, err = tagLocations(ctx, w.t, w.o.Mem, w.view, recs, w.o.IndexType, w.o.Parallelism, w.keys)
+			locs, err = tagLocations(ctx, w.t, w.o.Mem, w.view, recs, w.o.index, w.o.Parallelism, w.keys)
 			if err != nil {
 				return nil, err
 			}
@@ -250,10 +251,10 @@ func contains(list []string, s string) bool {
 // settled when the group's file is merged (copy-on-write). On merge-on-read every record
 // of an existing bucket — new keys too — is appended to the group's log, as Java's bucket
 // index (which can index log files) routes them; a new bucket starts with a base file.
-func (w *writer) planBuckets(pl *plan, recs []incoming) {
+func (w *writer) planBuckets(pl *plan, bucket *index.Bucket, recs []incoming) {
 	existing := map[string]map[int]*fsview.FileSlice{}
 	for _, g := range w.view.Groups {
-		if b := bucketOf(g.FileID); b >= 0 {
+		if b := index.Of(g.FileID); b >= 0 {
 			if existing[g.Partition] == nil {
 				existing[g.Partition] = map[int]*fsview.FileSlice{}
 			}
@@ -267,7 +268,7 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 	}
 	creates := map[pb]int{}
 	for _, r := range recs {
-		b := bucketID(r.key, w.o.BucketHashFields, w.o.BucketNumBuckets)
+		b := bucket.ID(r.key)
 		if sl := existing[r.partition][b]; sl != nil && (sl.Base != nil || w.mor) {
 			if w.o.Operation == Delete {
 				r.softDelete = true
@@ -299,14 +300,14 @@ func (w *writer) planBuckets(pl *plan, recs []incoming) {
 }
 
 // planBucketCreates writes a partition's records into a new file group per bucket.
-func (w *writer) planBucketCreates(pl *plan, partition string, recs []incoming) {
-	index := map[int]int{}
+func (w *writer) planBucketCreates(pl *plan, bucket *index.Bucket, partition string, recs []incoming) {
+	job := map[int]int{}
 	for _, r := range recs {
-		b := bucketID(r.key, w.o.BucketHashFields, w.o.BucketNumBuckets)
-		i, ok := index[b]
+		b := bucket.ID(r.key)
+		i, ok := job[b]
 		if !ok {
 			i = len(pl.creates)
-			index[b] = i
+			job[b] = i
 			pl.creates = append(pl.creates, createJob{partition: partition, fileID: newBucketFileID(b)})
 		}
 		pl.creates[i].records = append(pl.creates[i].records, r)
@@ -363,11 +364,11 @@ func (w *writer) assignInserts(ctx context.Context, pl *plan, inserts []incoming
 // indexes that cannot index log files, only latest slices with a base file and no log
 // files, outside pending compactions, at most hoodie.merge.small.file.group.candidates.limit
 // of them (a slice with log files cannot be padded without compacting it). Its inserts
-// then rewrite the base file (mergeJob.rewrite). With the INMEMORY index, which can index
-// log files, Java appends inserts to small slices' logs instead; hudi-go writes them to
-// new file groups (not yet matched).
+// then rewrite the base file (mergeJob.rewrite). With an index that can index log files
+// (INMEMORY; index.Index.IndexesLogFiles), Java appends inserts to small slices' logs
+// instead; hudi-go writes them to new file groups (not yet matched).
 func (w *writer) smallFiles(p string) []*fsview.FileSlice {
-	if w.mor && (w.o.IndexType == IndexInMemory || len(w.t.Timeline.DataInstants()) == 0) {
+	if w.mor && (w.o.index.IndexesLogFiles() || len(w.t.Timeline.DataInstants()) == 0) {
 		return nil
 	}
 	var small []*fsview.FileSlice

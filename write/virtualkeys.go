@@ -27,12 +27,6 @@ var virtualKeyGenerators = map[string]bool{
 	"org.apache.hudi.keygen.ComplexKeyGenerator":        true,
 }
 
-// virtualKeyIndexes are the index types that work without keys in the files: SIMPLE and
-// GLOBAL_SIMPLE rebuild keys with the key generator as Java's do; BUCKET routes by key hash
-// and never reads a stored key through the index (UNVERIFIED against Java 0.14, which has
-// no guard either way); INMEMORY is our SIMPLE lookup under another name.
-var virtualKeyIndexes = map[string]bool{IndexSimple: true, IndexGlobalSimple: true, IndexBucket: true, IndexInMemory: true}
-
 // checkMetaFieldsSetting validates the write's hoodie.populate.meta.fields against the
 // table's, and a virtual-key table's key generator, key fields and index.
 func checkMetaFieldsSetting(t *table.Table, o Options) error {
@@ -53,9 +47,14 @@ func checkMetaFieldsSetting(t *table.Table, o Options) error {
 	if err := CheckVirtualKeyTable(t); err != nil {
 		return err
 	}
-	if !virtualKeyIndexes[o.IndexType] {
+	// The indexes that work without keys in the files (index.Index.NeedsStoredKeys):
+	// SIMPLE and GLOBAL_SIMPLE rebuild keys with the key generator as Java's do; BUCKET
+	// routes by key hash and never reads a stored key through the index (UNVERIFIED
+	// against Java 0.14, which has no guard either way); INMEMORY is our SIMPLE lookup
+	// under another name.
+	if o.index.NeedsStoredKeys() {
 		return fmt.Errorf("table %s has %s=false: hoodie.index.type=%s needs record keys stored in the files (bloom filter, %s); use SIMPLE or GLOBAL_SIMPLE: %w",
-			name, table.KeyPopulateMetaFields, o.IndexType, schema.MetaFields[2], ErrUnsupported)
+			name, table.KeyPopulateMetaFields, o.index.Type(), schema.MetaFields[2], ErrUnsupported)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // ErrUnsupported marks tables or settings the writer does not handle yet.
@@ -61,9 +62,6 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 	if err != nil {
 		return nil, err
 	}
-	if len(o.BucketHashFields) == 0 {
-		o.BucketHashFields = t.Config.RecordKeyFields()
-	}
 	ordering := ""
 	if f := t.Config.OrderingFields(); len(f) > 0 && schema.FieldIndex(writeSchema, f[0]) >= 0 {
 		ordering = writeSchema.Field(schema.FieldIndex(writeSchema, f[0])).Name
@@ -88,11 +86,11 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		o.Operation == Delete && *o.CombineBeforeDelete,
 		(o.Operation == Insert || o.Operation == BulkInsert || o.Operation == InsertOverwrite || o.Operation == InsertOverwriteTable) && *o.CombineBeforeInsert:
 		if isPartialUpdate(o.PayloadClass) {
-			if err := in.precombinePartial(ctx, o.Mem, isGlobal(o.IndexType)); err != nil {
+			if err := in.precombinePartial(ctx, o.Mem, o.index.Global()); err != nil {
 				return nil, err
 			}
 		} else {
-			in.precombine(isGlobal(o.IndexType))
+			in.precombine(o.index.Global())
 		}
 	}
 
@@ -203,6 +201,12 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 	o.timeline = o.Concurrency.Timeline(t.Storage, o.Now, o.TimelineZone, o.Logger).WithMetadata(o.Metadata)
 	release = func() {}
 	if err := checkWritable(t); err != nil {
+		return nil, o, nil, release, err
+	}
+	if len(o.BucketHashFields) == 0 {
+		o.BucketHashFields = t.Config.RecordKeyFields()
+	}
+	if o.index, err = index.New(o.IndexType, index.Settings{NumBuckets: o.BucketNumBuckets, HashFields: o.BucketHashFields}); err != nil {
 		return nil, o, nil, release, err
 	}
 	if err := checkMetaFieldsSetting(t, o); err != nil {
@@ -405,7 +409,7 @@ func resolveInput(ctx context.Context, t *table.Table, input *arrow.Schema, o Op
 // default partition for the missing value and deletes nothing without an error; refusing
 // is hudi-go's choice (docs/writing.md).
 func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Options) error {
-	if o.Operation != Delete || input == nil || isGlobal(o.IndexType) {
+	if o.Operation != Delete || input == nil || o.index.Global() {
 		return nil
 	}
 	var missing []string
@@ -416,7 +420,7 @@ func checkDeleteHasPartitionColumns(t *table.Table, input *arrow.Schema, o Optio
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("delete: the input rows lack the partition column(s) %s, which the %s index needs to find their records (add them, or use a GLOBAL_SIMPLE or GLOBAL_BLOOM index)",
-			strings.Join(missing, ", "), o.IndexType)
+			strings.Join(missing, ", "), o.index.Type())
 	}
 	return nil
 }

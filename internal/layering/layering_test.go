@@ -34,7 +34,7 @@ var layer = map[string]int{
 	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
 	"filegroup": 3, "mdt": 3,
 	"table":  4,
-	"commit": 5, "commit/lock": 5,
+	"commit": 5, "commit/lock": 5, "write/index": 5, // write/index: the indexes a write chooses from
 	"read": 6, "write": 6, "mdt/mdtwrite": 6, "services/compaction": 6, "services/clean": 6,
 	"services/archive":  6,
 	"services/rollback": 6, "services/savepoint": 6, "services/clustering": 6,

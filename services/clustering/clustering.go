@@ -29,6 +29,7 @@ import (
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // Options configure planning and execution. OptionsFromConfig fills them from hoodie.*
@@ -92,7 +93,7 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 		PreserveCommitMetadata: cfg.Bool(config.ClusteringPreserveCommitMetadata),
 		ExecutionStrategyClass: cfg.String(config.ClusteringExecutionStrategyClass),
 	}
-	if strings.EqualFold(cfg.String(config.IndexType), write.IndexBucket) {
+	if index.Type(cfg.String(config.IndexType)) == index.TypeBucket { // config spells enums in upper case
 		// Clustering writes new file groups with fresh file ids; the bucket index finds a
 		// bucket by the number its group's file id starts with, so it would then start a
 		// second group for every clustered bucket. Java clusters bucket tables only with the

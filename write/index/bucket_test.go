@@ -1,4 +1,4 @@
-package write
+package index
 
 import "testing"
 
@@ -17,15 +17,19 @@ func TestBucketID(t *testing.T) {
 		{"", []string{"id"}, 7, 31 % 7},
 	}
 	for _, tc := range tests {
-		if got := bucketID(tc.key, tc.fields, tc.n); got != tc.want {
-			t.Errorf("bucketID(%q) = %d, want %d", tc.key, got, tc.want)
+		b := &Bucket{NumBuckets: tc.n, HashFields: tc.fields}
+		if got := b.ID(tc.key); got != tc.want {
+			t.Errorf("bucket of %q = %d, want %d", tc.key, got, tc.want)
 		}
 	}
 	// String.hashCode overflows int32 and List.hashCode masks the sign.
 	if javaStringHash("polygenelubricants") != -2147483648 {
 		t.Errorf("javaStringHash overflow = %d", javaStringHash("polygenelubricants"))
 	}
-	if id := newBucketFileID(42); bucketOf(id) != 42 || len(id) != 38 {
+	if id := FileID(42, "0123abcd-89ab-4cde-8f01-23456789abcd-0"); Of(id) != 42 || len(id) != 38 || id != "00000042-89ab-4cde-8f01-23456789abcd-0" {
 		t.Errorf("bucket file id %q", id)
+	}
+	if Of("0123abcd-89ab") != -1 || Of("0000") != -1 {
+		t.Error("a file id without 8 leading digits has a bucket")
 	}
 }
