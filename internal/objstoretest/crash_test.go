@@ -38,8 +38,10 @@ func timelineEntries(t *testing.T, env []string, table string) []tlEntry {
 // instant completed before the kill); the next write succeeds and rolls the killed instant
 // back (no instant stays pending, no object of the killed instant stays). At the end the
 // table, downloaded, reads the same on local disk. The CI form is short and seeded
-// (HUDI_CRASH_SEED, default 1; HUDI_CRASH_KILLS kills per table type, default 5, more until
-// one kill left its instant pending).
+// (HUDI_CRASH_SEED, default 1; HUDI_CRASH_KILLS kills per table type, default 2, more until
+// one kill left its instant pending; the two table types run at once). internal/crashtest
+// kills far more on local disk; what S3 adds is the store's own publishing and rollback of
+// the killed instant's objects, which a few kills per type reach.
 func TestCrashDuringWritesOnS3(t *testing.T) {
 	bucket, settings := s3test.Bucket(t)
 	env := []string{confDir(t, settings)}
@@ -47,12 +49,13 @@ func TestCrashDuringWritesOnS3(t *testing.T) {
 	if v, err := strconv.ParseUint(os.Getenv("HUDI_CRASH_SEED"), 10, 64); err == nil {
 		seed = v
 	}
-	kills := 5
+	kills := 2
 	if v, err := strconv.Atoi(os.Getenv("HUDI_CRASH_KILLS")); err == nil && v > 0 {
 		kills = v
 	}
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {
+			t.Parallel() // the kills wait on processes and the server, not the CPU
 			rng := rand.New(rand.NewPCG(seed, 0x73336372617368))
 			url := fmt.Sprintf("s3a://%s/crash/%s", bucket, typ)
 			run(t, env, "create", url, "--name", "crash", "--type", typ, "--record-key", "id", "--precombine", "ts",
@@ -118,8 +121,10 @@ func TestCrashDuringWritesOnS3(t *testing.T) {
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
+				began := time.Now()
 				timer := time.AfterFunc(delay, func() { _ = cmd.Process.Kill() })
 				err := cmd.Wait()
+				took := time.Since(began)
 				timer.Stop()
 				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 				wasKilled := ws.Signaled() && ws.Signal() == syscall.SIGKILL
@@ -141,6 +146,9 @@ func TestCrashDuringWritesOnS3(t *testing.T) {
 					}
 				}
 				if !wasKilled {
+					// It finished before the kill: aim the next ones by this write's time
+					// (the calibration's slower write made many MOR writes finish first).
+					est = took
 					continue
 				}
 				killed++

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -136,17 +137,30 @@ func TestWritesAndServicesOnS3(t *testing.T) {
 	}
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {
+			t.Parallel() // its own tables; the commands wait on processes and the server
 			s3url := fmt.Sprintf("s3a://%s/warehouse/%s_trips", bucket, typ)
 			local := filepath.Join(t.TempDir(), typ+"_trips")
 			env := []string{conf}
 			both := func(args ...string) {
 				t.Helper()
-				run(t, nil, append([]string{args[0], local}, args[1:]...)...)
+				// The local and the S3 command run at once (their tables are independent).
+				var wg sync.WaitGroup
+				var localErr error
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, localErr = runErr(nil, append([]string{args[0], local}, args[1:]...)...)
+				}()
 				// Half the S3 commands take the settings from --set, half from the file.
+				var s3Err error
 				if len(args)%2 == 0 {
-					run(t, nil, append(append([]string{args[0], s3url}, args[1:]...), sets...)...)
+					_, s3Err = runErr(nil, append(append([]string{args[0], s3url}, args[1:]...), sets...)...)
 				} else {
-					run(t, env, append([]string{args[0], s3url}, args[1:]...)...)
+					_, s3Err = runErr(env, append([]string{args[0], s3url}, args[1:]...)...)
+				}
+				wg.Wait()
+				if err := errors.Join(localErr, s3Err); err != nil {
+					t.Fatal(err)
 				}
 				// Every step is compared in a soak run; CI compares after the services and at
 				// the end (each read is a process).
