@@ -167,8 +167,6 @@ func TestVirtualKeyIndexTypes(t *testing.T) {
 	}{
 		{"cow", "BLOOM", false},
 		{"cow", "GLOBAL_BLOOM", false},
-		{"cow", "RECORD_INDEX", false},
-		{"cow", "HBASE", false},
 		{"mor", "BLOOM", false},
 		{"cow", "SIMPLE", true},
 		{"cow", "GLOBAL_SIMPLE", true},
@@ -203,6 +201,42 @@ func TestVirtualKeyIndexTypes(t *testing.T) {
 				t.Errorf("third upsert of the same keys: %+v, want 4 updates", res.Records)
 			}
 		})
+	}
+}
+
+// TestUnsupportedIndexTypes: HBASE, FLINK_STATE and RECORD_INDEX keep record locations
+// outside the table's files (HBase, Flink's state, the metadata table's record_index
+// partition, which hudi-go does not write). A write with one of them is refused before it
+// starts, on tables with and without meta fields, and commits nothing. Before, such a
+// write looked keys up as SIMPLE and committed: the setting was accepted and ignored.
+func TestUnsupportedIndexTypes(t *testing.T) {
+	ctx := context.Background()
+	for _, index := range []string{"HBASE", "FLINK_STATE", "RECORD_INDEX", "record_index"} {
+		for _, tc := range []struct {
+			name     string
+			settings map[string]string
+		}{
+			{"cow", map[string]string{"hoodie.populate.meta.fields": "true"}},
+			{"mor", map[string]string{"hoodie.populate.meta.fields": "true"}},
+			{"cow-virtual-keys", nil},
+		} {
+			t.Run(index+"/"+tc.name, func(t *testing.T) {
+				typ, _, _ := strings.Cut(tc.name, "-")
+				tb := vkTable(t, typ, tc.settings, []string{"city"})
+				if _, err := tb.Write(ctx, vkRows(4), hudi.WriteOptions{Operation: "insert"}); err != nil {
+					t.Fatal(err)
+				}
+				before := len(tb.Timeline().Instants)
+				_, err := tb.Write(ctx, vkRows(4), hudi.WriteOptions{Operation: "upsert", Settings: map[string]string{"hoodie.index.type": index}})
+				want := "hoodie.index.type=" + strings.ToUpper(index) + ": the " + strings.ToUpper(index) + " index keeps record locations that hudi-go does not maintain"
+				if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, hudi.ErrUnsupported) {
+					t.Fatalf("error %v, want ErrUnsupported containing %q", err, want)
+				}
+				if after := len(tb.Timeline().Instants); after != before {
+					t.Errorf("the refused write changed the timeline: %d instants, was %d", after, before)
+				}
+			})
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/spec"
 )
 
 // Type is a value of hoodie.index.type (config.IndexType), upper case.
@@ -97,7 +98,11 @@ func New(typ Type, s Settings) (Index, error) {
 		}
 		return &Bucket{NumBuckets: s.NumBuckets, HashFields: s.HashFields}, nil
 	case TypeHBase, TypeFlinkState, TypeRecordIndex:
-		return fallbackIndex{named: typ}, nil
+		// Their locations live outside the files a write reads and writes (HBase, Flink's
+		// state, the metadata table's record_index partition, which hudi-go does not
+		// write): looking keys up in the base files instead would leave those stale.
+		return nil, fmt.Errorf("%s=%s: the %s index keeps record locations that hudi-go does not maintain; use SIMPLE, BLOOM, GLOBAL_SIMPLE, GLOBAL_BLOOM, INMEMORY or BUCKET: %w",
+			config.IndexType.Name, typ, typ, spec.ErrUnsupported)
 	}
 	// ParseType accepts only config's values, all handled above.
 	return nil, fmt.Errorf("%s=%s: no such index", config.IndexType.Name, typ)
@@ -187,14 +192,3 @@ func (*Bucket) Global() bool          { return false }
 func (*Bucket) PrunesByBloom() bool   { return false }
 func (*Bucket) NeedsStoredKeys() bool { return false } // UNVERIFIED: Java 0.14 has no guard either way
 func (*Bucket) IndexesLogFiles() bool { return true }
-
-// fallbackIndex stands for the indexes hudi-go does not implement — HBASE, FLINK_STATE and
-// RECORD_INDEX —, which a write has so far looked keys up with as SIMPLE does, on tables
-// that store their keys (NeedsStoredKeys: tables without meta fields refuse them).
-type fallbackIndex struct{ named Type }
-
-func (f fallbackIndex) Type() Type          { return f.named }
-func (fallbackIndex) Global() bool          { return false }
-func (fallbackIndex) PrunesByBloom() bool   { return false }
-func (fallbackIndex) NeedsStoredKeys() bool { return true }
-func (fallbackIndex) IndexesLogFiles() bool { return false }

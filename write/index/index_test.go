@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/spec"
 )
 
 // traits are what a write asks of its index.
@@ -22,16 +23,19 @@ func traitsOf(idx Index) traits {
 // as write decided it from the string before (write/plan.go, write/index.go,
 // write/virtualkeys.go): "" is SIMPLE (0.14's Spark default), values are read in any case
 // and trimmed as config reads them, values config refuses are refused naming the key.
-// HBASE, FLINK_STATE and RECORD_INDEX are hudi-go's SIMPLE lookup under their names
-// (fallbackIndex), needing stored keys.
+// HBASE, FLINK_STATE and RECORD_INDEX, whose locations hudi-go does not maintain, are
+// refused as unsupported (they were looked up as SIMPLE before: accepted and ignored).
 func TestNew(t *testing.T) {
 	simple := traits{}
 	tests := []struct {
-		value    Type
-		want     Index
-		traits   traits
-		refused  string // part of the error, for a refused value
-		settings Settings
+		value   Type
+		want    Index
+		traits  traits
+		refused string // part of the error, for a refused value
+		// unsupported: the refusal matches spec.ErrUnsupported (a value hudi-go does not
+		// support, rather than an invalid one)
+		unsupported bool
+		settings    Settings
 	}{
 		{value: "", want: simpleIndex{}, traits: simple},
 		{value: "SIMPLE", want: simpleIndex{}, traits: simple},
@@ -47,9 +51,9 @@ func TestNew(t *testing.T) {
 			want: &Bucket{NumBuckets: 4, HashFields: []string{"id"}}, traits: traits{logFiles: true}},
 		{value: "Bucket", settings: Settings{NumBuckets: 256},
 			want: &Bucket{NumBuckets: 256}, traits: traits{logFiles: true}},
-		{value: "HBASE", want: fallbackIndex{named: TypeHBase}, traits: traits{storedKeys: true}},
-		{value: "FLINK_STATE", want: fallbackIndex{named: TypeFlinkState}, traits: traits{storedKeys: true}},
-		{value: "record_index", want: fallbackIndex{named: TypeRecordIndex}, traits: traits{storedKeys: true}},
+		{value: "HBASE", refused: "hoodie.index.type=HBASE: the HBASE index keeps record locations that hudi-go does not maintain", unsupported: true},
+		{value: "FLINK_STATE", refused: "hoodie.index.type=FLINK_STATE", unsupported: true},
+		{value: "record_index", refused: "hoodie.index.type=RECORD_INDEX", unsupported: true},
 		// Refused: not a hoodie.index.type value (config's error), and a bucket index
 		// without buckets (withDefaults gives write 256 for 0).
 		{value: "FOO", refused: `invalid value "FOO" for hoodie.index.type`},
@@ -64,6 +68,9 @@ func TestNew(t *testing.T) {
 			if tc.refused != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.refused) {
 					t.Fatalf("New(%q) = %v, %v; want an error containing %q", tc.value, idx, err, tc.refused)
+				}
+				if errors.Is(err, spec.ErrUnsupported) != tc.unsupported {
+					t.Errorf("New(%q): errors.Is(%v, ErrUnsupported) = %v, want %v", tc.value, err, !tc.unsupported, tc.unsupported)
 				}
 				return
 			}
@@ -97,8 +104,9 @@ func TestNew(t *testing.T) {
 	}
 }
 
-// Every value config accepts for hoodie.index.type selects an index: a value added to
-// the registry without an index here fails this test rather than a write.
+// Every value config accepts for hoodie.index.type selects an index of that type or is
+// refused as unsupported: a value added to the registry without a decision here fails
+// this test rather than a write.
 func TestNewCoversConfig(t *testing.T) {
 	k, ok := config.Lookup(config.IndexType.Name)
 	if !ok || len(k.Enum) == 0 {
@@ -106,6 +114,9 @@ func TestNewCoversConfig(t *testing.T) {
 	}
 	for _, v := range k.Enum {
 		idx, err := New(Type(v), Settings{NumBuckets: 1})
+		if errors.Is(err, spec.ErrUnsupported) {
+			continue
+		}
 		if err != nil {
 			t.Errorf("New(%s): %v", v, err)
 			continue
