@@ -111,6 +111,11 @@ type modelConfig struct {
 	// column; the reader appends it as a string parsed from the partition path (Java's
 	// TableSchemaResolver), which equals the model's city since city is a string.
 	drop bool
+	// version is the table version created (0: the default, 6). Version 9 tables (timeline
+	// layout 2) merge by the table's merge mode, EVENT_TIME_ORDERING with the precombine
+	// field ts, which is DefaultHoodieRecordPayload's rule: they run with that payload only.
+	// Clustering and archival are not done on layout 2 yet, so their services skip them.
+	version int
 }
 
 func (c modelConfig) name() string {
@@ -125,10 +130,14 @@ func (c modelConfig) name() string {
 	if c.drop {
 		idx = "drop/" + idx
 	}
-	if c.mor {
-		return fmt.Sprintf("mor/%s/%s/%s", idx, p, c.part)
+	v := ""
+	if c.version != 0 {
+		v = fmt.Sprintf("v%d/", c.version)
 	}
-	return fmt.Sprintf("%s/%s/%s", idx, p, c.part)
+	if c.mor {
+		return fmt.Sprintf("%smor/%s/%s/%s", v, idx, p, c.part)
+	}
+	return fmt.Sprintf("%s%s/%s/%s", v, idx, p, c.part)
 }
 
 // mrow is one record of the model.
@@ -671,9 +680,15 @@ func TestModel(t *testing.T) {
 	t.Logf("HUDI_MODEL_SEED=%d", seed)
 	indexes := []string{"SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY", "mor/SIMPLE", "mor/BLOOM", "mor/INMEMORY",
 		"mor/GLOBAL_SIMPLE", "mor/GLOBAL_BLOOM", "vk/SIMPLE", "vk/GLOBAL_SIMPLE", "mor/vk/SIMPLE",
-		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE"}
+		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE",
+		// Table version 9 (Hudi 1.x, timeline layout 2), services included (newServices).
+		"v9/SIMPLE", "v9/GLOBAL_BLOOM", "v9/mor/BLOOM"}
 	n := 0
 	for _, idx := range indexes {
+		version := 0
+		if strings.HasPrefix(idx, "v9/") {
+			version, idx = 9, strings.TrimPrefix(idx, "v9/")
+		}
 		mor := strings.HasPrefix(idx, "mor/")
 		idx = strings.TrimPrefix(idx, "mor/")
 		virtual := strings.HasPrefix(idx, "vk/")
@@ -681,6 +696,9 @@ func TestModel(t *testing.T) {
 		drop := strings.HasPrefix(idx, "drop/")
 		idx = strings.TrimPrefix(idx, "drop/")
 		for _, payload := range []string{payloadOverwrite, payloadDefault} {
+			if version == 9 && payload != payloadDefault {
+				continue
+			}
 			// Partitioned (hive-style or not, alternating) and non-partitioned.
 			parted := plainPartitioned
 			if n%2 == 1 {
@@ -689,7 +707,7 @@ func TestModel(t *testing.T) {
 			n++
 			for _, part := range []partitioning{parted, nonPartitioned} {
 				c := modelConfig{index: idx, payload: payload, part: part,
-					globalIdx: strings.HasPrefix(idx, "GLOBAL_"), mor: mor, virtual: virtual, drop: drop}
+					globalIdx: strings.HasPrefix(idx, "GLOBAL_"), mor: mor, virtual: virtual, drop: drop, version: version}
 				h := fnv.New64a()
 				h.Write([]byte(c.name()))
 				c.seed = seed ^ h.Sum64()
@@ -721,6 +739,7 @@ func runModel(t *testing.T, c modelConfig) {
 	co := hudi.CreateOptions{Name: "model", RecordKeyFields: []string{"id"}, PrecombineField: "ts",
 		Schema: "id STRING, city STRING, ts BIGINT, val BIGINT, _hoodie_is_deleted BOOLEAN"}
 	co.Settings = map[string]string{}
+	co.TableVersion = c.version
 	if c.mor {
 		co.Type = "mor"
 		// Readers merge logs with the table's payload class, not the writer's setting.
