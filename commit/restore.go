@@ -20,6 +20,9 @@ import (
 type RestorePlan struct {
 	InstantsToRollback []commitmeta.InstantInfo
 	Version            int32
+	// SavepointToRestoreTimestamp is the savepoint restored to (plan version 2, Hudi 1.x;
+	// "" in version 1 plans).
+	SavepointToRestoreTimestamp string
 }
 
 // RestoreMetadata is HoodieRestoreMetadata, the content of a completed <R>.restore.
@@ -48,7 +51,9 @@ func (ct *Timeline) Restore(ctx context.Context, tl *timeline.Timeline, savepoin
 	for _, in := range instants {
 		infos = append(infos, map[string]any{"commitTime": string(in.Time), "action": string(in.Action)})
 	}
-	body, err := encodeContainer(avroschema.RestorePlan.JSON(), map[string]any{"instantsToRollback": nonNilAny(infos), "version": int32(1)})
+	schema, version := tl.Layout.RestorePlan()
+	body, err := encodeContainer(schema.JSON(), map[string]any{"instantsToRollback": nonNilAny(infos), "version": version,
+		"savepointToRestoreTimestamp": string(savepoint)})
 	if err != nil {
 		return "", nil, fmt.Errorf("encode restore plan to %s: %w", savepoint, err)
 	}
@@ -208,6 +213,9 @@ func DecodeRestorePlan(data []byte) (*RestorePlan, error) {
 		return nil, fmt.Errorf("decode restore plan: %w", err)
 	}
 	p.InstantsToRollback = infos
+	if sp, ok := m["savepointToRestoreTimestamp"].(string); ok {
+		p.SavepointToRestoreTimestamp = sp
+	}
 	return p, nil
 }
 

@@ -49,6 +49,17 @@ type Layout interface {
 	// clustering plans): Hudi 0.14's HoodieRequestedReplaceMetadata on layout 1, Hudi
 	// 1.x's on layout 2 (with missingSchedulePartitions).
 	RequestedReplaceSchema() avroschema.Record
+	// CleanSchemas are the writer schemas of the clean plan (clean.requested/inflight) and
+	// of the clean metadata (completed clean): Hudi 0.14's on layout 1, Hudi 1.x's (with
+	// extraMetadata) on layout 2.
+	CleanSchemas() (plan, metadata avroschema.Record)
+	// RestorePlan is the writer schema and version of restore plans: Hudi 0.14's (version
+	// 1) on layout 1, Hudi 1.x's (version 2, with savepointToRestoreTimestamp) on layout 2.
+	RestorePlan() (schema avroschema.Record, version int32)
+	// RestoreByCompletion reports whether restore chooses the instants after a savepoint by
+	// completion time (layout 2, Hudi 1.x's RestoreInstantComparator) rather than by
+	// instant time (layout 1).
+	RestoreByCompletion() bool
 	// LogFilesPerWrite reports whether every deltacommit writes its own log files, named by
 	// its instant (layout 2, Hudi 1.x), rather than log files named by the base instant of
 	// the file slice they extend (layout 1). A rollback of a deltacommit then deletes its
@@ -138,6 +149,13 @@ func (layoutV1) RequestedReplaceSchema() avroschema.Record {
 	return avroschema.RequestedReplaceMetadata
 }
 
+func (layoutV1) CleanSchemas() (avroschema.Record, avroschema.Record) {
+	return avroschema.CleanerPlan, avroschema.CleanMetadata
+}
+
+func (layoutV1) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlan, 1 }
+func (layoutV1) RestoreByCompletion() bool               { return false }
+
 func (layoutV1) ArchiveFolderKey() string { return "hoodie.archivelog.folder" }
 
 func (layoutV1) loadArchived(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {
@@ -155,6 +173,13 @@ func (layoutV2) EncodeCommitMetadata(m *commitmeta.CommitMetadata) ([]byte, erro
 func (layoutV2) RequestedReplaceSchema() avroschema.Record {
 	return avroschema.ArchivedRequestedReplaceMetadata
 }
+
+func (layoutV2) CleanSchemas() (avroschema.Record, avroschema.Record) {
+	return avroschema.CleanerPlanV8, avroschema.CleanMetadataV8
+}
+
+func (layoutV2) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlanV8, 2 }
+func (layoutV2) RestoreByCompletion() bool               { return true }
 
 func (layoutV2) ArchiveFolderKey() string { return "hoodie.timeline.history.path" }
 
@@ -183,10 +208,15 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 	return storage.Join(l.Dir(timelinePath), historyFolder)
 }
 
-// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2 and compacts
-// them; the other operations are refused until they follow Hudi 1.x.
+// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2, compacts
+// and cleans them, rolls back their instants and savepoints and restores them; the other
+// operations are refused until they follow Hudi 1.x.
 func (layoutV2) Writes(op Operation) bool {
-	return op == OpWriteCOW || op == OpWriteMOR || op == OpCompaction
+	switch op {
+	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClean, OpRollback, OpSavepoint:
+		return true
+	}
+	return false
 }
 
 // UnsupportedError is the error for an operation a table's layout does not support.

@@ -114,6 +114,11 @@ type modelConfig struct {
 	// settings are added to every write's (TestModelOnS3: the metadata table's compaction
 	// interval).
 	settings map[string]string
+	// version is the table version created (0: the default, 6). Version 9 tables (timeline
+	// layout 2) merge by the table's merge mode, EVENT_TIME_ORDERING with the precombine
+	// field ts, which is DefaultHoodieRecordPayload's rule: they run with that payload only.
+	// Clustering and archival are not done on layout 2 yet, so their services skip them.
+	version int
 }
 
 func (c modelConfig) name() string {
@@ -128,10 +133,14 @@ func (c modelConfig) name() string {
 	if c.drop {
 		idx = "drop/" + idx
 	}
-	if c.mor {
-		return fmt.Sprintf("mor/%s/%s/%s", idx, p, c.part)
+	v := ""
+	if c.version != 0 {
+		v = fmt.Sprintf("v%d/", c.version)
 	}
-	return fmt.Sprintf("%s/%s/%s", idx, p, c.part)
+	if c.mor {
+		return fmt.Sprintf("%smor/%s/%s/%s", v, idx, p, c.part)
+	}
+	return fmt.Sprintf("%s%s/%s/%s", v, idx, p, c.part)
 }
 
 // mrow is one record of the model.
@@ -674,9 +683,15 @@ func TestModel(t *testing.T) {
 	t.Logf("HUDI_MODEL_SEED=%d", seed)
 	indexes := []string{"SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY", "mor/SIMPLE", "mor/BLOOM", "mor/INMEMORY",
 		"mor/GLOBAL_SIMPLE", "mor/GLOBAL_BLOOM", "vk/SIMPLE", "vk/GLOBAL_SIMPLE", "mor/vk/SIMPLE",
-		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE"}
+		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE",
+		// Table version 9 (Hudi 1.x, timeline layout 2), services included (newServices).
+		"v9/SIMPLE", "v9/GLOBAL_BLOOM", "v9/mor/BLOOM"}
 	n := 0
 	for _, idx := range indexes {
+		version := 0
+		if strings.HasPrefix(idx, "v9/") {
+			version, idx = 9, strings.TrimPrefix(idx, "v9/")
+		}
 		mor := strings.HasPrefix(idx, "mor/")
 		idx = strings.TrimPrefix(idx, "mor/")
 		virtual := strings.HasPrefix(idx, "vk/")
@@ -684,6 +699,9 @@ func TestModel(t *testing.T) {
 		drop := strings.HasPrefix(idx, "drop/")
 		idx = strings.TrimPrefix(idx, "drop/")
 		for _, payload := range []string{payloadOverwrite, payloadDefault} {
+			if version == 9 && payload != payloadDefault {
+				continue
+			}
 			// Partitioned (hive-style or not, alternating) and non-partitioned.
 			parted := plainPartitioned
 			if n%2 == 1 {
@@ -692,7 +710,7 @@ func TestModel(t *testing.T) {
 			n++
 			for _, part := range []partitioning{parted, nonPartitioned} {
 				c := modelConfig{index: idx, payload: payload, part: part,
-					globalIdx: strings.HasPrefix(idx, "GLOBAL_"), mor: mor, virtual: virtual, drop: drop}
+					globalIdx: strings.HasPrefix(idx, "GLOBAL_"), mor: mor, virtual: virtual, drop: drop, version: version}
 				h := fnv.New64a()
 				h.Write([]byte(c.name()))
 				c.seed = seed ^ h.Sum64()
@@ -750,6 +768,7 @@ func runModel(t *testing.T, c modelConfig, mt modelTable, svc *services) (*model
 	for k, v := range mt.settings {
 		co.Settings[k] = v
 	}
+	co.TableVersion = c.version
 	if c.mor {
 		co.Type = "mor"
 		// Readers merge logs with the table's payload class, not the writer's setting.

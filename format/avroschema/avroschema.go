@@ -50,6 +50,12 @@ const (
 	// inlined at their first use, with the avro.java.string marks the generator adds.
 	RestorePlan     Record = "HoodieRestorePlan"
 	RestoreMetadata Record = "HoodieRestoreMetadata"
+	// RestorePlanV8 is the restore plan hudi-go writes on timeline layout 2: RestorePlan
+	// with Hudi 1.x's savepointToRestoreTimestamp, which 1.x's RestorePlanActionExecutor
+	// sets with plan version 2 (HoodieRestorePlan(instantsToRollback, version,
+	// savepointToRestoreTimestamp)). UNVERIFIED against a Java-written plan (no fixture) and
+	// the 1.x .avsc (not read): the field is written as a nullable string.
+	RestorePlanV8 Record = "v8/HoodieRestorePlan"
 	// CleanerPlan (clean.requested, clean.inflight) and CleanMetadata (clean): the Hudi 0.14
 	// forms of HoodieCleanerPlan.avsc and HoodieCleanMetadata.avsc (HoodieActionInstant,
 	// HoodieCleanFileInfo and HoodieCleanPartitionMetadata inlined), spelled the way Java's
@@ -60,6 +66,19 @@ const (
 	// each of those Java versions reads them.
 	CleanerPlan   Record = "HoodieCleanerPlan"
 	CleanMetadata Record = "HoodieCleanMetadata"
+	// CleanerPlanV8 and CleanMetadataV8 are the clean plan and metadata hudi-go writes on
+	// timeline layout 2 (table versions 8 and 9): the records above with Hudi 1.x's last
+	// field, extraMetadata (a nullable string map; Java's CleanPlanActionExecutor puts the
+	// savepointed instants there as "savepointed_timestamps", and CleanerUtils copies the
+	// plan's into the metadata). Field order as Java 1.x's constructors take them
+	// (HoodieCleanerPlan(earliestInstantToRetain, lastCompletedCommitTimestamp, policy,
+	// filesToBeDeletedPerPartition, version, filePathsToBeDeletedPerPartition,
+	// partitionsToBeDeleted, extraMetadata); HoodieCleanMetadata(startCleanTime, …,
+	// bootstrapPartitionMetadata, extraMetadata)). UNVERIFIED against a Java-written v8/v9
+	// clean: no fixture has one, and the 1.x .avsc was not read (the extraMetadata type is
+	// the one HoodieCommitMetadata prints). A Java reader resolves them by field name.
+	CleanerPlanV8   Record = "v8/HoodieCleanerPlan"
+	CleanMetadataV8 Record = "v8/HoodieCleanMetadata"
 	// SavepointMetadata (savepoint): HoodieSavePointMetadata.avsc, the revision with the
 	// version field, as Java's generated class prints it.
 	SavepointMetadata Record = "HoodieSavepointMetadata"

@@ -10,8 +10,8 @@ import (
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
-var all = []Record{CompactionPlan, RequestedReplaceMetadata, RollbackPlan, RollbackMetadata, RestorePlan, RestoreMetadata,
-	CleanerPlan, CleanMetadata, SavepointMetadata, DeleteRecordList, MetadataRecord, MetadataRecordV8, ArchivedCommitMetadata, ArchivedReplaceCommitMetadata,
+var all = []Record{CompactionPlan, RequestedReplaceMetadata, RollbackPlan, RollbackMetadata, RestorePlan, RestorePlanV8, RestoreMetadata,
+	CleanerPlan, CleanMetadata, CleanerPlanV8, CleanMetadataV8, SavepointMetadata, DeleteRecordList, MetadataRecord, MetadataRecordV8, ArchivedCommitMetadata, ArchivedReplaceCommitMetadata,
 	ArchivedRequestedReplaceMetadata, ArchivedCleanMetadata, ArchivedCleanerPlan, ArchivedSavepointMetadata,
 	ArchivedCompactionMetadata, ArchivedIndexCommitMetadata}
 

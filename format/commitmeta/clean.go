@@ -51,10 +51,23 @@ type CleanerPlan struct {
 	// non-partitioned).
 	FilePathsToBeDeletedPerPartition map[string][]CleanFileInfo
 	PartitionsToBeDeleted            []string
+	// ExtraMetadata is Hudi 1.x's extraMetadata (layout 2 only; nil when absent).
+	ExtraMetadata map[string]string
 }
 
-// EncodeCleanerPlan encodes a plan as Java writes clean.requested (and clean.inflight).
+// SavepointedTimestampsKey is the extraMetadata key under which Hudi 1.x's clean plan and
+// metadata list the savepointed instants, comma-separated (CleanerUtils.SAVEPOINTED_TIMESTAMPS).
+const SavepointedTimestampsKey = "savepointed_timestamps"
+
+// EncodeCleanerPlan encodes a plan as Java 0.14 writes clean.requested (and
+// clean.inflight).
 func EncodeCleanerPlan(p *CleanerPlan) ([]byte, error) {
+	return EncodeCleanerPlanAs(p, avroschema.CleanerPlan)
+}
+
+// EncodeCleanerPlanAs encodes a plan with the writer schema schema (avroschema.CleanerPlan
+// or CleanerPlanV8; ExtraMetadata is written where the schema has the field).
+func EncodeCleanerPlanAs(p *CleanerPlan, schema avroschema.Record) ([]byte, error) {
 	var earliest any
 	if e := p.EarliestInstantToRetain; e != nil {
 		earliest = map[string]any{"timestamp": e.Timestamp, "action": e.Action, "state": e.State}
@@ -79,8 +92,9 @@ func EncodeCleanerPlan(p *CleanerPlan) ([]byte, error) {
 		"version":                          p.Version,
 		"filePathsToBeDeletedPerPartition": files,
 		"partitionsToBeDeleted":            avroStrings(p.PartitionsToBeDeleted),
+		"extraMetadata":                    stringMap(p.ExtraMetadata),
 	}
-	return encodeContainer(avroschema.CleanerPlan.JSON(), v, "cleaner plan")
+	return encodeContainer(schema.JSON(), v, "cleaner plan")
 }
 
 // DecodeCleanerPlan decodes clean.requested or clean.inflight. Empty input is an error
@@ -107,6 +121,9 @@ func DecodeCleanerPlan(data []byte) (*CleanerPlan, error) {
 			}
 		}
 		p.PartitionsToBeDeleted = r.strList("partitionsToBeDeleted")
+		if r.has("extraMetadata") {
+			p.ExtraMetadata = r.strMap("extraMetadata")
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -114,9 +131,16 @@ func DecodeCleanerPlan(data []byte) (*CleanerPlan, error) {
 	return p, nil
 }
 
-// EncodeCleanMetadata encodes completed clean metadata as Java writes <T>.clean. Nil slices
-// are written as empty arrays (the fields are not nullable).
+// EncodeCleanMetadata encodes completed clean metadata as Java 0.14 writes <T>.clean. Nil
+// slices are written as empty arrays (the fields are not nullable).
 func EncodeCleanMetadata(m *CleanMetadata) ([]byte, error) {
+	return EncodeCleanMetadataAs(m, avroschema.CleanMetadata)
+}
+
+// EncodeCleanMetadataAs encodes clean metadata with the writer schema schema
+// (avroschema.CleanMetadata or CleanMetadataV8; ExtraMetadata is written where the schema
+// has the field).
+func EncodeCleanMetadataAs(m *CleanMetadata, schema avroschema.Record) ([]byte, error) {
 	parts := func(pm map[string]CleanPartitionMetadata) map[string]any {
 		out := make(map[string]any, len(pm))
 		for k, p := range pm {
@@ -140,8 +164,9 @@ func EncodeCleanMetadata(m *CleanMetadata) ([]byte, error) {
 		"partitionMetadata":            parts(m.PartitionMetadata),
 		"version":                      m.Version,
 		"bootstrapPartitionMetadata":   parts(m.BootstrapPartitionMetadata),
+		"extraMetadata":                stringMap(m.ExtraMetadata),
 	}
-	return encodeContainer(avroschema.CleanMetadata.JSON(), v, "clean metadata")
+	return encodeContainer(schema.JSON(), v, "clean metadata")
 }
 
 // avroStrings turns a string slice into an Avro array value (never nil).

@@ -205,6 +205,8 @@ type CleanMetadata struct {
 	PartitionMetadata          map[string]CleanPartitionMetadata
 	Version                    int32
 	BootstrapPartitionMetadata map[string]CleanPartitionMetadata
+	// ExtraMetadata is Hudi 1.x's extraMetadata (layout 2 only; nil when absent).
+	ExtraMetadata map[string]string
 }
 
 // CleanPartitionMetadata is HoodieCleanPartitionMetadata (UNVERIFIED, see CleanMetadata).
@@ -230,6 +232,9 @@ func DecodeClean(data []byte) (*CleanMetadata, error) {
 		m.PartitionMetadata = decodeCleanPartitions(r, "partitionMetadata")
 		m.Version = r.i32("version")
 		m.BootstrapPartitionMetadata = decodeCleanPartitions(r, "bootstrapPartitionMetadata")
+		if r.has("extraMetadata") {
+			m.ExtraMetadata = r.strMap("extraMetadata")
+		}
 	})
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ func newCleanCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "clean TABLE",
 		Short: "Delete file versions no longer needed by queries within the retention (--dry-run lists them)",
-		Long: `Clean a table (table version 6) as Hudi's cleaner does.
+		Long: `Clean a table (table version 6, 8 or 9) as Hudi's cleaner does.
 
 Pending cleans are finished first; then, when a commit happened since the last clean, a
 plan is written as <instant>.clean.requested, its files are deleted and <instant>.clean

@@ -16,7 +16,7 @@ func newRollbackCmd(e *env) *cobra.Command {
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "rollback TABLE INSTANT",
-		Short: "Roll back a commit, deltacommit, replacecommit or compaction (table version 6)",
+		Short: "Roll back a commit, deltacommit, replacecommit or compaction (table version 6, 8 or 9)",
 		Long: `Roll back a completed or pending commit, deltacommit, replacecommit or compaction
 under a new rollback instant, as Hudi does: on copy-on-write tables the base files the
 instant wrote are deleted (earlier versions of rewritten files are the latest again); on

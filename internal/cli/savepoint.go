@@ -16,7 +16,7 @@ func newSavepointCmd(e *env) *cobra.Command {
 	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "savepoint TABLE create|delete|restore INSTANT",
-		Short: "Create or delete a savepoint, or restore the table to one (table version 6)",
+		Short: "Create or delete a savepoint, or restore the table to one (table version 6, 8 or 9)",
 		Long: `create savepoints a completed commit: its latest file slices are recorded in
 <instant>.savepoint and the cleaner keeps them. delete removes the savepoint. restore rolls
 back every commit, deltacommit, replacecommit and compaction after the savepoint (newest

@@ -103,6 +103,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		PartitionMetadata:            map[string]commitmeta.CleanPartitionMetadata{},
 		Version:                      commitmeta.CleanMetadataVersion,
 		BootstrapPartitionMetadata:   map[string]commitmeta.CleanPartitionMetadata{},
+		// Hudi 1.x copies the plan's extraMetadata (CleanerUtils.convertCleanMetadata).
+		ExtraMetadata: plan.ExtraMetadata,
 	}
 	if e := plan.EarliestInstantToRetain; e != nil {
 		meta.EarliestCommitToRetain = e.Timestamp
@@ -169,7 +171,8 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	}
 	meta.TotalFilesDeleted = int32(res.FilesDeleted)
 	meta.TimeTakenInMillis = o.Now().Sub(start).Milliseconds()
-	mb, err := commitmeta.EncodeCleanMetadata(meta)
+	_, metaSchema := t.Timeline.Layout.CleanSchemas()
+	mb, err := commitmeta.EncodeCleanMetadataAs(meta, metaSchema)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type Selection struct {
 	Files      []File // sorted by path
 	// PartitionsToDelete are partitions left without file groups, deleted whole.
 	PartitionsToDelete []string
+	// Savepoints are the completed savepoints whose files the selection keeps; Hudi 1.x
+	// records them in the plan's extraMetadata (CleanerPlan with extra).
+	Savepoints []spec.InstantTime
 	// Leftovers are temp files of atomic creates that dead writers left in the partitions
 	// scanned (commit.DeadPartitionTempFile). They are not part of the plan (Java's has no
 	// such entry): a clean that is not a dry run deletes them as it schedules.
@@ -53,8 +56,11 @@ func (s *Selection) Bytes() int64 {
 }
 
 // CleanerPlan is the selection as the Avro plan Java writes; file paths are absolute
-// under root (the storage root), as Java's are.
-func (s *Selection) CleanerPlan(root string) *commitmeta.CleanerPlan {
+// under root (the storage root), as Java's are. With extra (Hudi 1.x, timeline layout 2)
+// the plan carries extraMetadata as CleanPlanActionExecutor.prepareExtraMetadata fills it:
+// the savepointed instants, comma-separated, under "savepointed_timestamps", or an empty
+// map when there are none.
+func (s *Selection) CleanerPlan(root string, extra bool) *commitmeta.CleanerPlan {
 	p := &commitmeta.CleanerPlan{
 		EarliestInstantToRetain:          s.EarliestInstantToRetain,
 		LastCompletedCommitTimestamp:     string(s.LastCompletedCommit),
@@ -63,6 +69,16 @@ func (s *Selection) CleanerPlan(root string) *commitmeta.CleanerPlan {
 		Version:                          commitmeta.CleanPlanVersion,
 		FilePathsToBeDeletedPerPartition: map[string][]commitmeta.CleanFileInfo{},
 		PartitionsToBeDeleted:            append([]string{}, s.PartitionsToDelete...),
+	}
+	if extra {
+		p.ExtraMetadata = map[string]string{}
+		if len(s.Savepoints) > 0 {
+			ts := make([]string, len(s.Savepoints))
+			for i, sp := range s.Savepoints {
+				ts[i] = string(sp)
+			}
+			p.ExtraMetadata[commitmeta.SavepointedTimestampsKey] = strings.Join(ts, ",")
+		}
 	}
 	for _, part := range s.Partitions {
 		p.FilePathsToBeDeletedPerPartition[part] = []commitmeta.CleanFileInfo{}
@@ -107,6 +123,7 @@ type tableState struct {
 	pendingCompact map[string]spec.InstantTime                 // partition/fileID → base instant of the pending (log) compaction
 	protected      map[string]bool                             // names of savepointed or pending-clustering files
 	protectedParts map[string]bool                             // partitions holding protected files
+	savepoints     []spec.InstantTime                          // completed savepoints, oldest first
 }
 
 func loadState(ctx context.Context, t *table.Table) (*tableState, error) {
@@ -147,6 +164,7 @@ func loadState(ctx context.Context, t *table.Table) (*tableState, error) {
 	for _, in := range t.Timeline.Instants {
 		switch {
 		case in.Action == spec.ActionSavepoint && in.IsCompleted():
+			s.savepoints = append(s.savepoints, in.Time)
 			b, err := t.Timeline.ReadCompleted(ctx, t.Storage, in)
 			if err != nil {
 				return nil, err
@@ -243,14 +261,11 @@ func (s *tableState) earliestToRetain(o Options) *timeline.Instant {
 // instant and every log file named with it.
 func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
 	vis := fsview.NewVisibility(s.t.Timeline, "")
-	type acc struct {
-		slices map[spec.InstantTime]*slice
-	}
-	accs := map[spec.FileID]*acc{}
+	accs := map[spec.FileID]*sliceAcc{}
 	get := func(id spec.FileID, base spec.InstantTime) *slice {
 		a := accs[id]
 		if a == nil {
-			a = &acc{slices: map[spec.InstantTime]*slice{}}
+			a = &sliceAcc{slices: map[spec.InstantTime]*slice{}}
 			accs[id] = a
 		}
 		sl := a.slices[base]
@@ -288,9 +303,14 @@ func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
 		}
 	}
 	sort.Slice(logs, func(i, j int) bool { return spec.CompareLogFiles(logs[i], logs[j]) < 0 })
+	byCompletion := s.t.Timeline.Layout.CompletionTimes()
 	for _, lf := range logs {
 		f := logInfo[lf.String()]
-		sl := get(lf.FileID, lf.Instant)
+		slot := lf.Instant
+		if byCompletion {
+			slot = logSlot(accs[lf.FileID], lf.Instant, vis)
+		}
+		sl := get(lf.FileID, slot)
 		sl.files = append(sl.files, File{Partition: p.Path, Path: storage.Join(p.Path, f.Name), Size: f.Size})
 		sl.names = append(sl.names, f.Name)
 	}
@@ -312,6 +332,37 @@ func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
 		out[id] = g
 	}
 	return out
+}
+
+// sliceAcc collects the slices of one file group by base instant.
+type sliceAcc struct {
+	slices map[spec.InstantTime]*slice
+}
+
+// logSlot is the base instant of the slice a layout-2 log file belongs to. Its name
+// carries the deltacommit that wrote it, not a base instant: like the reader (fsview), it
+// joins the slice of the latest committed base file at or before that deltacommit's
+// completion time. A log of a write not completed (still running, or failed and not yet
+// rolled back) joins the latest slice, which is never cleaned; a log older than every
+// base file keeps its own instant (a log-only slice, as on layout 1).
+func logSlot(a *sliceAcc, written spec.InstantTime, vis *fsview.Visibility) spec.InstantTime {
+	at := vis.CompletionTime(written)
+	pending := !vis.Committed(written) || at == ""
+	var best spec.InstantTime
+	if a != nil {
+		for base, sl := range a.slices {
+			if !sl.hasBase || !vis.Committed(base) {
+				continue
+			}
+			if (pending || base.Compare(at) <= 0) && best.Less(base) {
+				best = base
+			}
+		}
+	}
+	if best == "" {
+		return written
+	}
+	return best
 }
 
 func (s *tableState) isProtected(sl *slice) bool {
@@ -343,7 +394,7 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel := &Selection{Policy: o.Policy}
+	sel := &Selection{Policy: o.Policy, Savepoints: s.savepoints}
 	if n := len(s.completed); n > 0 {
 		sel.LastCompletedCommit = s.completed[n-1].Time
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -40,7 +41,8 @@ func schedule(ctx context.Context, t *table.Table, o Options) (spec.InstantTime,
 	if len(sel.Files) == 0 {
 		return "", sel, nil
 	}
-	body, err := commitmeta.EncodeCleanerPlan(sel.CleanerPlan(storage.URI(t.Storage, "")))
+	planSchema, _ := t.Timeline.Layout.CleanSchemas()
+	body, err := commitmeta.EncodeCleanerPlanAs(sel.CleanerPlan(storage.URI(t.Storage, ""), planSchema != avroschema.CleanerPlan), planSchema)
 	if err != nil {
 		return "", nil, err
 	}

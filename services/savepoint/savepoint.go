@@ -291,10 +291,11 @@ func restore(ctx context.Context, ct *commit.Timeline, t *table.Table, instant s
 			return nil, err2
 		}
 	}
+	after := restoreOrder(tl, instant, t.Type == spec.MergeOnRead)
 	var clustering, rest []timeline.Instant
 	for i := len(tl.Instants) - 1; i >= 0; i-- {
 		in := tl.Instants[i]
-		if !instant.Less(in.Time) || !isWrite(in) {
+		if !isWrite(in) || !after(in) {
 			continue
 		}
 		pc, err := commit.IsPendingClustering(ctx, st, tl, in)
@@ -336,6 +337,40 @@ func restore(ctx context.Context, ct *commit.Timeline, t *table.Table, instant s
 		return res, fmt.Errorf("restore to %s finished but the last commit is %s", instant, last)
 	}
 	return res, nil
+}
+
+// restoreOrder returns whether an instant comes after the savepointed instant sp, so that
+// restoring to sp rolls it back. On layout 1 that is a later instant time (Java 0.14). On
+// layout 2 it is Hudi 1.x's RestoreInstantComparator against sp's completion time: a
+// later completion time, a pending instant always (no completion time sorts last); on
+// merge-on-read tables a commit or compaction by instant time instead, because the log
+// files of deltacommits that completed before it belong to its base files.
+func restoreOrder(tl *timeline.Timeline, sp spec.InstantTime, mor bool) func(timeline.Instant) bool {
+	byTime := func(in timeline.Instant) bool { return sp.Less(in.Time) }
+	if !tl.Layout.RestoreByCompletion() {
+		return byTime
+	}
+	var done spec.InstantTime
+	for _, in := range tl.At(sp) {
+		if in.IsCompleted() && in.Action.IsDataAction() {
+			done = in.Completion
+		}
+	}
+	if done == "" {
+		return byTime // no completed instant to compare with: the savepoint check fails later
+	}
+	return func(in timeline.Instant) bool {
+		if mor && (in.Action == spec.ActionCommit || in.Action == spec.ActionCompaction) {
+			return byTime(in)
+		}
+		if !in.IsCompleted() {
+			return true
+		}
+		if in.Completion == done {
+			return byTime(in)
+		}
+		return done.Less(in.Completion)
+	}
 }
 
 // isWrite is Java's write timeline: commit, deltacommit, replacecommit, compaction, log
