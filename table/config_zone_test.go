@@ -32,9 +32,10 @@ func TestTimelineZone(t *testing.T) {
 
 // TestTableKeysInConfig: every hoodie.properties key the table package reads is named in
 // package config, and the v6 ones are registered there with their defaults.
+// hoodie.record.merge.mode (v8+) is registered too: creates of v8/v9 tables take it.
 func TestTableKeysInConfig(t *testing.T) {
 	v8plus := map[string]bool{KeyTimelinePath: true, KeyTimelineHistoryPath: true, KeyOrderingFields: true,
-		KeyKeyGeneratorType: true, KeyMergeMode: true}
+		KeyKeyGeneratorType: true}
 	for _, k := range []string{KeyName, KeyDatabase, KeyType, KeyVersion, KeyTimelineLayout, KeyTimelinePath,
 		KeyArchiveLogFolder, KeyTimelineHistoryPath, KeyRecordKeyFields, KeyPartitionFields, KeyPrecombineField,
 		KeyOrderingFields, KeyKeyGeneratorClass, KeyKeyGeneratorType, KeyHiveStyle, KeyURLEncodePartition,
