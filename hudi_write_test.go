@@ -228,15 +228,21 @@ func TestWritesOnSparkTables(t *testing.T) {
 			tb, _ = hudi.Open(ctx, dir)
 			sameRows(t, "after insert_overwrite", readRows(t, tb, tc.key), model)
 
-			// The writes built the table's metadata table (Hudi 0.14's default) and kept it
-			// current; hoodie.properties changed only in naming it.
-			validateMDT(t, dir, "after the writes")
+			// On version 6 the writes built the table's metadata table (Hudi 0.14's default)
+			// and kept it current; hoodie.properties changed only in naming it. On versions 8
+			// and 9 hudi-go does not keep one yet: the writes ran with it disabled and
+			// deleted Spark's (metadataWriter).
+			if tb.Version() == 6 {
+				validateMDT(t, dir, "after the writes")
+			} else if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); !os.IsNotExist(err) {
+				t.Errorf("version %d: the writes left .hoodie/metadata (%v)", tb.Version(), err)
+			}
 			propsAfter, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
 			if got, want := propsWithout(t, propsAfter), propsWithout(t, propsBefore); got != want {
 				t.Errorf("hoodie.properties changed:\n%s\n---\n%s", want, got)
 			}
-			if !strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files\n") {
-				t.Errorf("hoodie.properties does not name the files partition:\n%s", propsAfter)
+			if names := strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files\n"); names != (tb.Version() == 6) {
+				t.Errorf("version %d: hoodie.properties names the files partition: %v\n%s", tb.Version(), names, propsAfter)
 			}
 		})
 	}
@@ -277,6 +283,8 @@ func TestWriteDisablesMetadataTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The rows before: read now, the placeholder metadata table below is not readable.
+	model := readRows(t, tb, "id")
 	// Give the Spark table a metadata table, as a Hudi writer with the MDT enabled would.
 	os.MkdirAll(filepath.Join(dir, ".hoodie", "metadata", ".hoodie"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "hoodie.properties"), []byte("hoodie.table.name=x_metadata\n"), 0o644)
@@ -284,7 +292,6 @@ func TestWriteDisablesMetadataTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb, _ = hudi.Open(ctx, dir)
-	model := readRows(t, tb, "id")
 	var some row
 	for _, r := range model {
 		some = r
