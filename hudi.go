@@ -126,9 +126,11 @@ type ScanOptions struct {
 	Filter      string   // e.g. "city = 'sao_paulo' and fare > 20"
 	BatchSize   int      // rows per batch (default 8192)
 	Parallelism int      // file slices read at once (default: CPUs)
-	// Settings are hoodie.* settings for the read. A read takes only key generator
-	// settings (hoodie.keygen.*), and only on a table without meta fields
-	// (hoodie.populate.meta.fields=false), whose record keys it rebuilds with the table's
+	// Settings are hoodie.* settings for the read. A read takes hoodie.metadata.enable
+	// (default true: plan from the table's metadata table when it has a current one;
+	// false: list storage), and key generator settings (hoodie.keygen.*) only on a table
+	// without meta fields (hoodie.populate.meta.fields=false), whose record keys it
+	// rebuilds with the table's
 	// key generator: Spark 0.14 keeps hoodie.keygen.timebased.* out of hoodie.properties,
 	// so they are given with each write, compaction and read. Any other key is refused.
 	Settings map[string]string
@@ -165,7 +167,7 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 		}
 	}
 	m := t.current() // one state for the whole plan
-	if opts.KeyGenSettings, err = readSettings(m.Config, o.Settings); err != nil {
+	if opts.KeyGenSettings, opts.NoMetadata, err = readSettings(m.Config, o.Settings); err != nil {
 		return nil, err
 	}
 	s, err := read.Plan(ctx, m, opts)
@@ -175,17 +177,26 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 	return &Scan{s: s}, nil
 }
 
-// readSettings validates a read's settings (ScanOptions.Settings) and returns them by
-// canonical name.
-func readSettings(tc *table.Config, settings map[string]string) (map[string]string, error) {
+// readSettings validates a read's settings (ScanOptions.Settings) and returns the key
+// generator's by canonical name, and whether the read lists storage instead of planning
+// from the metadata table (hoodie.metadata.enable=false).
+func readSettings(tc *table.Config, settings map[string]string) (map[string]string, bool, error) {
 	if len(settings) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	cfg := config.New()
 	if _, err := cfg.SetAll(settings); err != nil {
-		return nil, fmt.Errorf("read settings: %w", err)
+		return nil, false, fmt.Errorf("read settings: %w", err)
 	}
+	// Java's readers take hoodie.metadata.enable too: false plans from a listing even when
+	// the table has a metadata table. Its reader default (HoodieMetadataConfig
+	// DEFAULT_METADATA_ENABLE_FOR_READERS) is false in older releases and true in recent
+	// ones (UNVERIFIED for 0.14); hudi-go's default is true, its writers' default — the
+	// files are the same either way (table.Files plans only from a current metadata
+	// table), only the cost of planning differs.
+	noMetadata := !cfg.Bool(config.MetadataEnable)
 	explicit := cfg.Explicit()
+	delete(explicit, config.MetadataEnable.Name)
 	keys := make([]string, 0, len(explicit))
 	for k := range explicit {
 		keys = append(keys, k)
@@ -197,14 +208,17 @@ func readSettings(tc *table.Config, settings map[string]string) (map[string]stri
 			continue
 		}
 		if !strings.HasPrefix(k, "hoodie.keygen.") {
-			return nil, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*)", k)
+			return nil, false, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*) and %s", k, config.MetadataEnable.Name)
 		}
 		if tc.PopulateMetaFields() {
-			return nil, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
+			return nil, false, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
 				"(hoodie.populate.meta.fields=false); table %s has them and reads its keys from _hoodie_record_key", k, tc.Name())
 		}
 	}
-	return explicit, nil
+	if len(explicit) == 0 {
+		explicit = nil
+	}
+	return explicit, noMetadata, nil
 }
 
 func instantArg(name, v string) (spec.InstantTime, error) {

@@ -72,6 +72,14 @@ type Table struct {
 
 // Open opens the metadata table of the table rooted at st.
 func Open(ctx context.Context, st storage.Storage) (*Table, error) {
+	return OpenWith(ctx, st, nil)
+}
+
+// OpenWith opens the metadata table of the table rooted at st with dataTimeline as the
+// data table's active timeline (nil: load it). A reader planning from the metadata table
+// passes the timeline it plans with, so that the metadata table is checked against
+// (CheckCurrent), and its log blocks are filtered by (validOnData), the same instants.
+func OpenWith(ctx context.Context, st storage.Storage, dataTimeline *timeline.Timeline) (*Table, error) {
 	dataProps, err := readProps(ctx, st)
 	if err != nil {
 		return nil, err
@@ -85,8 +93,11 @@ func Open(ctx context.Context, st storage.Storage) (*Table, error) {
 		return nil, fmt.Errorf("metadata table: %w", err)
 	}
 	t := &Table{st: st, mst: mst}
-	if t.DataTimeline, err = loadTimeline(ctx, st, dataProps); err != nil {
-		return nil, err
+	t.DataTimeline = dataTimeline
+	if t.DataTimeline == nil {
+		if t.DataTimeline, err = loadTimeline(ctx, st, dataProps); err != nil {
+			return nil, err
+		}
 	}
 	if t.Timeline, err = loadTimeline(ctx, mst, mdtProps); err != nil {
 		return nil, fmt.Errorf("metadata table: %w", err)
@@ -290,4 +301,43 @@ func LatestCompaction(ctx context.Context, st storage.Storage, version spec.Tabl
 		}
 	}
 	return last, last != "", nil
+}
+
+// ErrNotCurrent: the metadata table does not record every instant the data table
+// completed since its last compaction (a writer that does not maintain it wrote since), so
+// planning from it would miss files.
+var ErrNotCurrent = errors.New("the metadata table is not current")
+
+// CheckCurrent verifies that the metadata table recorded every completed data-table
+// instant that changes files — commit, deltacommit, replacecommit, clean, rollback — from
+// its latest compaction on (or from its first instant, without one), as a completed
+// deltacommit of the same instant. Older instants are in its base files. Java trusts a
+// metadata table that hoodie.properties lists; hudi-go checks, because planning from a
+// stale one would drop files.
+func (t *Table) CheckCurrent() error {
+	from := spec.InstantTime("")
+	for _, in := range t.Timeline.Instants {
+		if in.Action == spec.ActionCommit && in.IsCompleted() {
+			from = in.Time
+		}
+	}
+	if from == "" {
+		if first, ok := t.Timeline.First(); ok {
+			from = first.Time
+		}
+	}
+	for _, in := range t.DataTimeline.Instants {
+		if !in.IsCompleted() || in.Time.Compare(from) <= 0 {
+			continue
+		}
+		switch in.Action {
+		case spec.ActionCommit, spec.ActionDeltaCommit, spec.ActionReplaceCommit, spec.ActionClean, spec.ActionRollback:
+		default:
+			continue
+		}
+		if m, ok := t.Timeline.Get(in.Time, spec.ActionDeltaCommit); !ok || !m.IsCompleted() {
+			return fmt.Errorf("%w: data instant %s %s has no completed metadata deltacommit", ErrNotCurrent, in.Time, in.Action)
+		}
+	}
+	return nil
 }

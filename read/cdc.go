@@ -182,7 +182,7 @@ func planCDC(ctx context.Context, t *table.Table, s *Scan) error {
 	if c.render, err = newImageRenderer(c.tableAvro); err != nil {
 		return fmt.Errorf("table %s schema: %w", t.Config.Name(), err)
 	}
-	full, err := resolveSchema(ctx, t, "", nil) // CDC images are read by name (schema evolution on read is not applied to CDC queries yet)
+	full, err := resolveSchema(ctx, t, "", nil, opts.files()) // CDC images are read by name (schema evolution on read is not applied to CDC queries yet)
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func planCDC(ctx context.Context, t *table.Table, s *Scan) error {
 
 	// The view of every committed file, replaced groups included (Java's extractor builds a
 	// HoodieTableFileSystemView of the touched partitions over the completed commits).
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, opts.files())
 	if err != nil {
 		return err
 	}

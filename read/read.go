@@ -56,8 +56,16 @@ type Options struct {
 	// hoodie.keygen.timebased.* out of it, and the record keys of such a table are rebuilt
 	// with its key generator (table.Config.KeyGen).
 	KeyGenSettings map[string]string
-	Mem            memory.Allocator
-	Logger         *slog.Logger
+	// NoMetadata plans from a listing of storage even when the table's metadata table
+	// could be planned from (hoodie.metadata.enable=false on the read; table.Files).
+	NoMetadata bool
+	Mem        memory.Allocator
+	Logger     *slog.Logger
+}
+
+// files is how the query lists the table's files.
+func (o Options) files() table.FilesOptions {
+	return table.FilesOptions{NoMetadata: o.NoMetadata, Logger: o.Logger}
 }
 
 // Scan is a planned query.
@@ -192,7 +200,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		// before the instant then and reads with that instant's Avro schema, by name.
 		query = nil
 	}
-	full, err := resolveSchema(ctx, t, asOf, query)
+	full, err := resolveSchema(ctx, t, asOf, query, opts.files())
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +237,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		return s, nil
 	}
 
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, opts.files())
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +351,7 @@ func fieldNames(s *arrow.Schema) []string {
 // Spark relation does (TableSchemaResolver.getTableAvroSchema(timestamp) when a query
 // instant is given). With schema evolution on read it is the InternalSchema of that
 // instant (query), as Java's relation reads with the internal schema of the query instant.
-func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime, query *internalschema.Schema) (*arrow.Schema, error) {
+func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime, query *internalschema.Schema, fo table.FilesOptions) (*arrow.Schema, error) {
 	if query != nil {
 		sc, err := schema.ArrowFromInternal(query)
 		if err != nil {
@@ -368,7 +376,7 @@ func resolveSchema(ctx context.Context, t *table.Table, asOf spec.InstantTime, q
 		return schema.WithMetaFields(sc), nil
 	}
 	// No schema recorded anywhere: take a base file's.
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, fo)
 	if err != nil {
 		return nil, err
 	}
@@ -539,7 +547,7 @@ func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- ar
 		}
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("read file group %s/%s: %w", sl.Partition, sl.FileID, err)
+		return fmt.Errorf("read file group %s/%s: %w", sl.Partition, sl.FileID, table.MissingFile(err))
 	}
 	return err
 }

@@ -133,7 +133,7 @@ func TestFilterAndRowGroupPruning(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pf.Close()
-	full, err := resolveSchema(context.Background(), tb, "", nil)
+	full, err := resolveSchema(context.Background(), tb, "", nil, table.FilesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ func TestTimelineZone(t *testing.T) {
 
 // TestTableKeysInConfig: every hoodie.properties key the table package reads is named in
 // package config, and the v6 ones are registered there with their defaults.
+// hoodie.record.merge.mode (v8+) is registered too: creates of v8/v9 tables take it.
 func TestTableKeysInConfig(t *testing.T) {
 	// Keys only versions 8/9 have, which no write takes; hoodie.record.merge.mode is
 	// registered: a create of version 8/9 takes it.

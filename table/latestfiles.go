@@ -17,6 +17,17 @@ import (
 // slice of a live file group, but that storage no longer holds.
 var ErrMissingFile = errors.New("a file of the latest committed file slice is missing from storage")
 
+// MissingFile marks err with ErrMissingFile when it is storage.ErrNotExist: a file the
+// plan took from the metadata table is opened without listing its partition first, so a
+// file removed from storage behind Hudi's back (the check of View needs a listing) shows
+// up when it is opened. The error names the file (the open error does).
+func MissingFile(err error) error {
+	if err != nil && errors.Is(err, storage.ErrNotExist) && !errors.Is(err, ErrMissingFile) {
+		return fmt.Errorf("%w: %w", ErrMissingFile, err)
+	}
+	return err
+}
+
 // checkLatestFiles verifies that storage holds every file the latest view is made of
 // according to the timeline, before a read or a write relies on a listing: a missing file
 // would otherwise drop out of the listing silently, an older version would be served in

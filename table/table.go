@@ -4,12 +4,16 @@ package table
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/format/parquet"
 	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/mdt"
 	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage"
@@ -298,4 +302,87 @@ func (t *Table) LoadTimeline(ctx context.Context) (*timeline.Timeline, error) {
 		return nil, fmt.Errorf("table %s: %w", t.Storage.Root(), err)
 	}
 	return tl, nil
+}
+
+// FilesOptions configure Files.
+type FilesOptions struct {
+	// NoMetadata lists storage even when the metadata table could be planned from (a read
+	// with hoodie.metadata.enable=false, as Java's readers take it).
+	NoMetadata bool
+	// Logger receives the line saying why a table with a metadata table was listed
+	// instead (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Files lists the table's partitions and files to plan a read, a write or a service from.
+//
+// When hoodie.table.metadata.partitions lists the files partition, the files come from
+// the metadata table (Java's readers and writers plan from it then:
+// HoodieMetadataFileSystemView), so that no data partition is listed — on object stores
+// listing is the main cost of planning. The metadata table is used only when it is
+// current: it recorded every file-changing instant of the data timeline t plans with
+// (mdt.Table.CheckCurrent). When it is missing or behind, Files says so in the log and
+// lists storage (List): planning from a stale one would miss files. The metadata table
+// records committed files only; storage also holds files of failed or running writes,
+// which the file-system view leaves out either way.
+func (t *Table) Files(ctx context.Context, o FilesOptions) (*fsview.Listing, error) {
+	l, ok, err := t.metadataListing(ctx, o)
+	if err != nil || ok {
+		return l, err
+	}
+	return t.List(ctx)
+}
+
+// FilesIn is Files for the given partitions only (relative paths, "" for a
+// non-partitioned table's root): from the metadata table when Files would use it, else a
+// listing of those partitions alone (fsview.ListPartitionsIn).
+func (t *Table) FilesIn(ctx context.Context, o FilesOptions, partitions []string) (*fsview.Listing, error) {
+	l, ok, err := t.metadataListing(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return fsview.ListPartitionsIn(ctx, t.Storage, partitions)
+	}
+	want := make(map[string]bool, len(partitions))
+	for _, p := range partitions {
+		want[p] = true
+	}
+	out := &fsview.Listing{}
+	for _, p := range l.Partitions {
+		if want[p.Path] {
+			out.Partitions = append(out.Partitions, p)
+		}
+	}
+	return out, nil
+}
+
+// metadataListing is the listing the files partition of the metadata table gives, ok
+// false when Files is to list storage instead.
+func (t *Table) metadataListing(ctx context.Context, o FilesOptions) (*fsview.Listing, bool, error) {
+	if o.NoMetadata || !slices.Contains(t.Config.MetadataPartitions(), mdt.PartitionFiles) {
+		return nil, false, nil
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	m, err := mdt.OpenWith(ctx, t.Storage, t.Timeline)
+	if errors.Is(err, mdt.ErrNoMetadataTable) {
+		logger.Info("planning from a listing of storage: "+KeyMetadataPartitions+" lists the files partition but the table has no metadata table",
+			"table", t.Config.Name(), "dir", mdt.Dir)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("table %s: plan from the metadata table (a read with hoodie.metadata.enable=false lists storage instead): %w", t.Config.Name(), err)
+	}
+	if err := m.CheckCurrent(); err != nil {
+		logger.Info("planning from a listing of storage: the metadata table is behind the data timeline", "table", t.Config.Name(), "reason", err)
+		return nil, false, nil
+	}
+	l, err := m.Listing(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("table %s: plan from the metadata table (a read with hoodie.metadata.enable=false lists storage instead): %w", t.Config.Name(), err)
+	}
+	return l, true, nil
 }

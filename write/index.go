@@ -162,7 +162,7 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 		if !ok {
 			f, err := lf.open()
 			if err != nil {
-				return nil, fmt.Errorf("index lookup: %w", err)
+				return nil, fmt.Errorf("index lookup: %w", table.MissingFile(err))
 			}
 			if fk, err = parquet.ReadFooterKeys(f, f.Size()); err != nil {
 				fk = parquet.FooterKeys{} // prune nothing; parquet.Open below reports a bad file
@@ -186,11 +186,11 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 	}
 	f, err := lf.open()
 	if err != nil {
-		return nil, fmt.Errorf("index lookup: %w", err)
+		return nil, fmt.Errorf("index lookup: %w", table.MissingFile(err))
 	}
 	pf, err := parquet.Open(f, f.Size(), sl.Base.Path, mem, 0)
 	if err != nil {
-		return nil, fmt.Errorf("index lookup: %w", err)
+		return nil, fmt.Errorf("index lookup: %w", table.MissingFile(err))
 	}
 	defer pf.Close()
 	// Only the key's columns are read: _hoodie_record_key, or with virtual keys the key
@@ -228,7 +228,7 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("index lookup: %w", err)
+			return nil, fmt.Errorf("index lookup: %w", table.MissingFile(err))
 		}
 		return hits, nil
 	}
@@ -241,12 +241,12 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 		}
 		keyOf, err := sk.keyer(rec, sl.Base.Path)
 		if err != nil {
-			return fmt.Errorf("index lookup: %w", err)
+			return fmt.Errorf("index lookup: %w", table.MissingFile(err))
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			key, valid, err := keyOf(i)
 			if err != nil {
-				return fmt.Errorf("index lookup: %w", err)
+				return fmt.Errorf("index lookup: %w", table.MissingFile(err))
 			}
 			if !valid {
 				continue

@@ -39,51 +39,75 @@ func latestDataFile(t *testing.T, dir string, mor bool) string {
 // TestMissingLatestFileFailsReadsAndWrites: a base (COW) or log (MOR) file that the latest
 // completed commit wrote, removed from storage, makes snapshot and read-optimized reads and
 // the next write fail with an error naming the file — it was silently skipped: the read
-// served the older version and the next write made that permanent. The write leaves no
-// instant. (Java's file-system view lists storage and would serve the older slice too;
-// failing is hudi-go's choice.)
+// served the older version and the next write made that permanent. (Java's file-system
+// view lists storage and would serve the older slice too; failing is hudi-go's choice.)
+//
+// Planned from a listing (hoodie.metadata.enable=false), the view finds the file missing
+// before anything is written: the write leaves no instant. Planned from the metadata table,
+// which lists the file, nothing lists storage: the file is found missing when it is opened,
+// with the same error. A copy-on-write upsert opens it in its index lookup, before its
+// instant starts; a merge-on-read upsert appends a new log file without opening the old
+// one, and goes ahead — the missing file stays named by the metadata table, so reads keep
+// failing rather than serve an older version.
 func TestMissingLatestFileFailsReadsAndWrites_HudiGoChoice(t *testing.T) {
-	for _, mor := range []bool{false, true} {
-		t.Run(map[bool]string{false: "cow", true: "mor"}[mor], func(t *testing.T) {
-			ctx := context.Background()
-			dir := createAmtTable(t, ctx, mor, "DOUBLE")
-			if _, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"a", "sf", 1, 1.0}, {"b", "sf", 1, 2.0}}, nil); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"a", "sf", 2, 10.0}}, nil); err != nil {
-				t.Fatal(err)
-			}
-			victim := latestDataFile(t, dir, mor)
-			if err := os.Remove(victim); err != nil {
-				t.Fatal(err)
-			}
-			name := filepath.Base(victim)
-			reads := map[string]hudi.ScanOptions{"snapshot": {}}
-			if !mor {
-				reads["read-optimized"] = hudi.ScanOptions{ReadOptimized: true}
-			}
-			for what, o := range reads {
-				tbl, err := hudi.Open(ctx, dir)
-				if err != nil {
+	for _, mode := range []string{"listing", "metadata table"} {
+		var settings map[string]string
+		if mode == "listing" {
+			settings = map[string]string{"hoodie.metadata.enable": "false"}
+		}
+		for _, mor := range []bool{false, true} {
+			t.Run(mode+"/"+map[bool]string{false: "cow", true: "mor"}[mor], func(t *testing.T) {
+				ctx := context.Background()
+				dir := createAmtTable(t, ctx, mor, "DOUBLE")
+				if _, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"a", "sf", 1, 1.0}, {"b", "sf", 1, 2.0}}, settings); err != nil {
 					t.Fatal(err)
 				}
-				s, err := tbl.Scan(ctx, o)
-				if err == nil {
-					err = s.Run(ctx, func(arrow.Record) error { return nil })
+				if _, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"a", "sf", 2, 10.0}}, settings); err != nil {
+					t.Fatal(err)
+				}
+				victim := latestDataFile(t, dir, mor)
+				if err := os.Remove(victim); err != nil {
+					t.Fatal(err)
+				}
+				name := filepath.Base(victim)
+				reads := map[string]hudi.ScanOptions{"snapshot": {Settings: settings}}
+				if !mor {
+					reads["read-optimized"] = hudi.ScanOptions{ReadOptimized: true, Settings: settings}
+				}
+				checkReads := func(when string) {
+					t.Helper()
+					for what, o := range reads {
+						tbl, err := hudi.Open(ctx, dir)
+						if err != nil {
+							t.Fatal(err)
+						}
+						s, err := tbl.Scan(ctx, o)
+						if err == nil {
+							err = s.Run(ctx, func(arrow.Record) error { return nil })
+						}
+						if !errors.Is(err, table.ErrMissingFile) || !strings.Contains(err.Error(), name) {
+							t.Errorf("%s, %s: got %v, want an error naming %s", when, what, err, name)
+						}
+					}
+				}
+				checkReads("before the write")
+				before := instantFiles(t, dir)
+				_, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"b", "sf", 3, 3.0}}, settings)
+				if mode == "metadata table" && mor {
+					if err != nil {
+						t.Fatalf("write: %v", err)
+					}
+					checkReads("after the write")
+					return
 				}
 				if !errors.Is(err, table.ErrMissingFile) || !strings.Contains(err.Error(), name) {
-					t.Errorf("%s: got %v, want an error naming %s", what, err, name)
+					t.Errorf("write: got %v, want an error naming %s", err, name)
 				}
-			}
-			before := instantFiles(t, dir)
-			_, err := amtWrite(t, ctx, dir, "upsert", arrow.PrimitiveTypes.Float64, []amtRow{{"b", "sf", 3, 3.0}}, nil)
-			if !errors.Is(err, table.ErrMissingFile) || !strings.Contains(err.Error(), name) {
-				t.Errorf("write: got %v, want an error naming %s", err, name)
-			}
-			if after := instantFiles(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
-				t.Errorf("timeline changed: %v -> %v", before, after)
-			}
-		})
+				if after := instantFiles(t, dir); strings.Join(after, ",") != strings.Join(before, ",") {
+					t.Errorf("timeline changed: %v -> %v", before, after)
+				}
+			})
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ func checkFilesReadable(ctx context.Context, t *table.Table, old, evolved *arrow
 		return nil
 	}
 	target := arrow.NewSchema(changed, nil)
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{})
 	if err != nil {
 		return err
 	}

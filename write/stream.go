@@ -101,7 +101,7 @@ func writeStream(ctx context.Context, t *table.Table, rdr array.RecordReader, o 
 	if err != nil {
 		return nil, err
 	}
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

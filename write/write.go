@@ -94,7 +94,7 @@ func Write(ctx context.Context, t *table.Table, batches []arrow.Record, o Option
 		}
 	}
 
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

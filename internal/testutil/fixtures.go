@@ -103,3 +103,24 @@ func extract(f *zip.File, p string) error {
 	}
 	return out.Close()
 }
+
+// MetadataTableIDs lists the fixture tables that carry a metadata table (a
+// .hoodie/metadata/.hoodie/hoodie.properties in their zip), sorted.
+func MetadataTableIDs(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, id := range TableIDs(t) {
+		zr, err := zip.OpenReader(filepath.Join(FixturesDir(t), "tables", id+".zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range zr.File {
+			if !strings.HasPrefix(f.Name, "__MACOSX/") && strings.HasSuffix(f.Name, "/.hoodie/metadata/.hoodie/hoodie.properties") {
+				out = append(out, id)
+				break
+			}
+		}
+		zr.Close()
+	}
+	return out
+}

@@ -413,9 +413,9 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 		return nil, err
 	}
 	if incremental {
-		listing, err = fsview.ListPartitionsIn(ctx, t.Storage, parts)
+		listing, err = t.FilesIn(ctx, table.FilesOptions{Logger: o.Logger}, parts)
 	} else {
-		listing, err = t.List(ctx)
+		listing, err = t.Files(ctx, table.FilesOptions{Logger: o.Logger})
 	}
 	if err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 		}
 	}
 
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Write.Logger})
 	if err != nil {
 		return err
 	}

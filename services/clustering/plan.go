@@ -65,7 +65,7 @@ func plan(ctx context.Context, t *table.Table, o Options) (*commitmeta.Requested
 	if err != nil {
 		return nil, nil, err
 	}
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Write.Logger})
 	if err != nil {
 		return nil, nil, err
 	}

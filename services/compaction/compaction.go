@@ -235,7 +235,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 			}
 		}
 	}
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Write.Logger})
 	if err != nil {
 		return "", nil, err
 	}
@@ -465,7 +465,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err := virtualKeyOptions(t, full, &fgOpts, o.Write.WriterProps); err != nil {
 		return nil, err
 	}
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Write.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,7 @@ func create(ctx context.Context, ct *commit.Timeline, t *table.Table, instant sp
 	if retained != "" && instant.Less(retained) {
 		return nil, fmt.Errorf("could not savepoint %s: it is before the cleaner's lookup window (earliest retained commit %s): %w", instant, retained, ErrInvalid)
 	}
-	listing, err := t.List(ctx)
+	listing, err := t.Files(ctx, table.FilesOptions{Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
