@@ -360,9 +360,14 @@ func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders 
 			ord := merge.OrderingOf(deleteOrdering(d.OrderingValue))
 			e := r.logs.entry(d.RecordKey)
 			// A late delete with a smaller real ordering value loses to an earlier data
-			// record — and, under PayloadPreCombine, to an earlier delete, whose (greater)
-			// ordering value then stays to meet later data records.
-			if e != nil && (!e.deleteBlock || r.opts.Rules.PayloadPreCombine) && r.opts.Rules.DeleteIgnored(e.ordering, ord) {
+			// record — and, under PayloadPreCombine or event-time ordering, to an earlier
+			// delete, whose (greater) ordering value then stays to meet later data records.
+			// Event-time ordering (1.x merge mode) keeps the greater delete as 0.14's
+			// preCombine does (UNVERIFIED against 1.x's record buffer; the v9 model test
+			// expects it): otherwise a soft delete at ts 20, then one at ts 9, let a record
+			// at ts 16 reappear.
+			if e != nil && (!e.deleteBlock || r.opts.Rules.PayloadPreCombine || r.opts.Rules.Mode == merge.EventTimeOrdering) &&
+				r.opts.Rules.DeleteIgnored(e.ordering, ord) {
 				continue
 			}
 			r.logs.put(d.RecordKey, logEntry{deleteBlock: true, ordering: ord})

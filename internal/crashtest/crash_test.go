@@ -158,6 +158,8 @@ type generator struct {
 	// cdc creates the table with change-data capture on (hoodie.table.cdc.enabled) in
 	// this supplemental logging mode ("" = off).
 	cdc string
+	// version is the table version created ("" for the default, 6).
+	version string
 }
 
 func (g *generator) newRow(city string) row {
@@ -446,6 +448,7 @@ type instant struct {
 	time   string
 	action spec.Action
 	states map[spec.State]bool
+	files  map[spec.State]string // the timeline file of each state, relative to the table
 }
 
 func (i *instant) completed() bool { return i.states[spec.StateCompleted] }
@@ -454,9 +457,19 @@ func (i *instant) isData() bool {
 	return i.action == spec.ActionCommit || i.action == spec.ActionReplaceCommit
 }
 
-// timelineOf lists .hoodie: instant time → instant.
+// timelineDir is the folder of a table's active timeline: .hoodie/timeline on table
+// versions 8 and 9 (timeline layout 2), .hoodie before.
+func timelineDir(table string) string {
+	if d := filepath.Join(".hoodie", "timeline"); exists(filepath.Join(table, d)) {
+		return d
+	}
+	return ".hoodie"
+}
+
+// timelineOf lists the active timeline: instant time → instant.
 func timelineOf(table string) (map[string]*instant, error) {
-	entries, err := os.ReadDir(filepath.Join(table, ".hoodie"))
+	dir := timelineDir(table)
+	entries, err := os.ReadDir(filepath.Join(table, dir))
 	if err != nil {
 		return nil, err
 	}
@@ -471,10 +484,12 @@ func timelineOf(table string) (map[string]*instant, error) {
 		}
 		in := tl[string(f.Instant)]
 		if in == nil {
-			in = &instant{time: string(f.Instant), action: f.Action.CompletedAction(), states: map[spec.State]bool{}}
+			in = &instant{time: string(f.Instant), action: f.Action.CompletedAction(), states: map[spec.State]bool{},
+				files: map[spec.State]string{}}
 			tl[string(f.Instant)] = in
 		}
 		in.states[f.State] = true
+		in.files[f.State] = filepath.Join(dir, e.Name())
 	}
 	return tl, nil
 }
@@ -519,8 +534,11 @@ func filesOf(table, inst string) (base, other []string, err error) {
 
 // fileTime is the modification time of an instant's timeline file in state s.
 func fileTime(table string, in *instant, s spec.State) time.Time {
-	name := spec.InstantFileName{Instant: spec.InstantTime(in.time), Action: in.action, State: s}.FileName(1)
-	fi, err := os.Stat(filepath.Join(table, ".hoodie", name))
+	name := in.files[s]
+	if name == "" {
+		name = filepath.Join(".hoodie", spec.InstantFileName{Instant: spec.InstantTime(in.time), Action: in.action, State: s}.FileName(1))
+	}
+	fi, err := os.Stat(filepath.Join(table, name))
 	if err != nil {
 		return time.Time{}
 	}
@@ -539,7 +557,11 @@ func rolledBackBy(table string, tl map[string]*instant) (map[string]string, erro
 		if in.action != spec.ActionRollback || !in.completed() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(table, ".hoodie", t+".rollback"))
+		name := in.files[spec.StateCompleted]
+		if name == "" {
+			name = filepath.Join(".hoodie", t+".rollback")
+		}
+		b, err := os.ReadFile(filepath.Join(table, name))
 		if err != nil {
 			return nil, err
 		}
@@ -695,6 +717,9 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 		"--record-key", "uuid", "--schema", tableSchema}
 	if g.cdc != "" {
 		create = append(create, "--set", "hoodie.table.cdc.enabled=true", "--set", "hoodie.table.cdc.supplemental.logging.mode="+g.cdc)
+	}
+	if g.version != "" {
+		create = append(create, "--table-version", g.version)
 	}
 	if _, err := hudi(create...); err != nil {
 		t.Fatal(err)
