@@ -82,6 +82,29 @@ func (t *Table) validateServiceSettings(cfg *config.Config) error {
 	return errors.Join(errs...)
 }
 
+// validateIndexSettings refuses the index settings hudi-go would otherwise accept and
+// ignore: a custom index class (hoodie.index.class, which Java lets take precedence over
+// hoodie.index.type), the BUCKET index's CONSISTENT_HASHING engine (hudi-go implements the
+// SIMPLE engine's fixed bucket count only), and a bucket count that is not positive (it
+// used to become the default 256 silently).
+func validateIndexSettings(cfg *config.Config) error {
+	var errs []error
+	if c := strings.TrimSpace(cfg.String(config.IndexClass)); c != "" {
+		errs = append(errs, fmt.Errorf("%s=%s: custom index classes are %w (use %s)", config.IndexClass.Name, c, ErrUnsupported, config.IndexType.Name))
+	}
+	if strings.EqualFold(strings.TrimSpace(cfg.String(config.IndexType)), "BUCKET") {
+		if e := cfg.String(config.BucketIndexEngineType); strings.EqualFold(e, "CONSISTENT_HASHING") {
+			errs = append(errs, fmt.Errorf("%s=%s: the BUCKET index's consistent-hashing engine is %w (SIMPLE only)", config.BucketIndexEngineType.Name, e, ErrUnsupported))
+		}
+	}
+	if cfg.IsSet(config.BucketIndexNumBuckets) {
+		if n := cfg.Int(config.BucketIndexNumBuckets); n <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%d: the number of buckets must be positive", config.BucketIndexNumBuckets.Name, n))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // ServiceError is the error of a write that committed but whose inline table service
 // (compaction, clustering, clean or archival) failed after the commit. The write's data
 // is in the table: retrying the write would write it twice. The CLI exits with

@@ -196,6 +196,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	if err := t.validateServiceSettings(cfg); err != nil {
 		return write.Options{}, nil, err
 	}
+	if err := validateIndexSettings(cfg); err != nil {
+		return write.Options{}, nil, err
+	}
 	if len(m.Config.RecordKeyFields()) == 0 && cfg.Bool(config.InsertDropDuplicates) {
 		// AutoRecordKeyGenerationUtils (Java 0.14) refuses it for generated keys.
 		return write.Options{}, nil, fmt.Errorf("Enabling %s is not supported with auto generation of record keys", config.InsertDropDuplicates.Name)
