@@ -21,33 +21,13 @@ import (
 func TestCrashDuringCDCWrites(t *testing.T) {
 	cfg := loadRunConfig(t, runConfig{seed: 7, minKills: 8, maxIters: 40, duration: 2 * time.Minute,
 		tableIters: 1 << 30, minRows: 30, maxRows: 120, maxSize: 600})
-	rng := rand.New(rand.NewPCG(cfg.seed, 0x63646363726173))
-	st := &stats{points: map[string]int{}, ops: map[string]int{}}
-	start := time.Now()
-	t.Logf("seed %d (rerun with HUDI_CRASH_SEED=%d)", cfg.seed, cfg.seed)
-	defer func() { t.Log(st.summary(cfg.seed, time.Since(start))) }()
-	ciForm := !cfg.soak && os.Getenv("HUDI_CRASH_ITERATIONS") == ""
-	done := func(iter int) bool {
-		switch {
-		case iter >= cfg.maxIters:
-			return true
-		case st.kills < cfg.minKills:
-			return false
-		case ciForm:
-			return true
-		}
-		return time.Since(start) > cfg.duration
-	}
 	modes := []string{"DATA_BEFORE_AFTER", "OP_KEY_ONLY", "DATA_BEFORE"}
-	for iter := 0; !done(iter) && !t.Failed(); {
+	runKills(t, cfg, 0x63646363726173, func(rng *rand.Rand, st *stats, iter *int, done func(int) bool) {
 		mode := modes[rng.IntN(len(modes))]
 		t.Logf("table in mode %s", mode)
-		runTable(t, rng, st, &iter, iter+cfg.tableIters, done,
+		runTable(t, rng, st, iter, *iter+cfg.tableIters, done,
 			generator{minRows: cfg.minRows, maxRows: cfg.maxRows, maxSize: cfg.maxSize, cdc: mode})
-	}
-	if st.kills < cfg.minKills && !t.Failed() {
-		t.Errorf("only %d kills (want at least %d)", st.kills, cfg.minKills)
-	}
+	})
 }
 
 // checkCDCFiles checks that every CDC log file a completed commit lists in cdcStats is

@@ -1054,6 +1054,38 @@ func loadRunConfig(t *testing.T, ci runConfig) runConfig {
 	return c
 }
 
+// runKills is the loop of a crash test on tables of one kind: it runs tables (nextTable
+// runs one, as runTable does, from iter up to its end) until the run is done — the CI
+// form once cfg.minKills kills happened, the soak when cfg.duration is over, never beyond
+// cfg.maxIters — and fails when fewer than cfg.minKills kills happened. stream seeds the
+// test's own random stream beside cfg.seed.
+func runKills(t *testing.T, cfg runConfig, stream uint64, nextTable func(rng *rand.Rand, st *stats, iter *int, done func(int) bool)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(cfg.seed, stream))
+	st := &stats{points: map[string]int{}, ops: map[string]int{}}
+	start := time.Now()
+	t.Logf("seed %d (rerun with HUDI_CRASH_SEED=%d)", cfg.seed, cfg.seed)
+	defer func() { t.Log(st.summary(cfg.seed, time.Since(start))) }()
+	ciForm := !cfg.soak && os.Getenv("HUDI_CRASH_ITERATIONS") == ""
+	done := func(iter int) bool {
+		switch {
+		case iter >= cfg.maxIters:
+			return true
+		case st.kills < cfg.minKills:
+			return false
+		case ciForm:
+			return true
+		}
+		return time.Since(start) > cfg.duration
+	}
+	for iter := 0; !done(iter) && !t.Failed(); {
+		nextTable(rng, st, &iter, done)
+	}
+	if st.kills < cfg.minKills && !t.Failed() {
+		t.Errorf("only %d kills (want at least %d)", st.kills, cfg.minKills)
+	}
+}
+
 // orphanHeartbeats lists the heartbeat files whose instant is not on the timeline.
 func orphanHeartbeats(t *testing.T, table string, tl map[string]*instant) []string {
 	t.Helper()
