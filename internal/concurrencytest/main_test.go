@@ -21,31 +21,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hudi-go/hudi/internal/testutil"
 )
 
 var hudiBin string
 
 func TestMain(m *testing.M) {
-	if b := os.Getenv("HUDI_BIN"); b != "" {
-		hudiBin = b
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "hudi-concurrencytest-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hudiBin = filepath.Join(dir, "hudi")
-	build := exec.Command("go", "build", "-tags", "nosql", "-o", hudiBin, "github.com/hudi-go/hudi/cmd/hudi")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "concurrencytest: building the hudi binary:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testutil.RunWithHudiBinary(m, "concurrencytest", &hudiBin))
 }
 
 // zkAddress is the ZooKeeper the tests may use (host:port), or skips the test without one

@@ -41,35 +41,14 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/spec"
 )
 
 var hudiBin string
 
 func TestMain(m *testing.M) {
-	if b := os.Getenv("HUDI_BIN"); b != "" {
-		hudiBin = b
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "hudi-crashtest-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hudiBin = filepath.Join(dir, "hudi")
-	// Without SQL (-tags nosql): the crash tests run no `hudi sql`, and the binary without
-	// DuckDB links in a fraction of the time and starts each of the hundreds of processes
-	// the tests run from a quarter of the bytes.
-	build := exec.Command("go", "build", "-tags", "nosql", "-o", hudiBin, "github.com/hudi-go/hudi/cmd/hudi")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "crashtest: building the hudi binary:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testutil.RunWithHudiBinary(m, "crashtest", &hudiBin))
 }
 
 var cities = []string{"san_francisco", "new_york", "chennai", "sao_paulo"}

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/storage"
 	_ "github.com/hudi-go/hudi/storage/s3"
 )
@@ -34,26 +35,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("HUDI_OBJSTORE_READER") == "1" {
 		os.Exit(readerMain(os.Args[1:]))
 	}
-	if b := os.Getenv("HUDI_BIN"); b != "" {
-		hudiBin = b
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "hudi-objstoretest-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	hudiBin = filepath.Join(dir, "hudi")
-	build := exec.Command("go", "build", "-tags", "nosql", "-o", hudiBin, "github.com/hudi-go/hudi/cmd/hudi")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "objstoretest: building the hudi binary:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testutil.RunWithHudiBinary(m, "objstoretest", &hudiBin))
 }
 
 // readerMain is the fixture checker's reader: TABLE [read args…]. It uploads the local
