@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,8 +20,8 @@ import (
 	"github.com/hudi-go/hudi/mdt"
 	"github.com/hudi-go/hudi/mdt/mdtwrite"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/storage/storagetest"
 	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 )
@@ -115,43 +114,6 @@ func TestMetadataTableKeptByWritesAndServices(t *testing.T) {
 	}
 }
 
-// listWatch counts the directory listings of a storage, by directory.
-type listWatch struct {
-	storage.Storage
-	mu    sync.Mutex
-	lists map[string]int
-}
-
-func (w *listWatch) URI() string { return w.Storage.(storage.URIer).URI() }
-
-func (w *listWatch) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
-	w.mu.Lock()
-	w.lists[dir]++
-	w.mu.Unlock()
-	return w.Storage.List(ctx, dir)
-}
-
-func (w *listWatch) ListNames(ctx context.Context, dir string) ([]storage.FileInfo, error) {
-	w.mu.Lock()
-	w.lists[dir]++
-	w.mu.Unlock()
-	return storage.ListNames(ctx, w.Storage, dir)
-}
-
-// partitionLists counts the listings of the table's root and data partitions (not of
-// .hoodie and the metadata table).
-func (w *listWatch) partitionLists() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for dir, c := range w.lists {
-		if !strings.HasPrefix(dir, ".hoodie") {
-			n += c
-		}
-	}
-	return n
-}
-
 // Reads and writes plan from the files partition of the metadata table when
 // hoodie.properties lists it and it is current: no data partition is listed, and the rows
 // are those a listing gives. When the metadata table is not current (here: a data instant
@@ -182,18 +144,18 @@ func TestPlanningFromMetadataTable(t *testing.T) {
 			for b := 0; b < 3; b++ {
 				write(tb, b)
 			}
-			watch := &listWatch{Storage: local.New(dir), lists: map[string]int{}}
+			watch := storagetest.NewListCounter(local.New(dir))
 			wt, err := hudi.OpenStorage(ctx, watch)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameRows(t, "read planned from the metadata table", readRows(t, wt, "uuid"), want)
-			if n := watch.partitionLists(); n != 0 {
-				t.Errorf("the read listed data partitions %d times: %v", n, watch.lists)
+			if n := watch.DataLists(); n != 0 {
+				t.Errorf("the read listed data partitions %d times: %v", n, watch.Lists())
 			}
 			write(wt, 3)
-			if n := watch.partitionLists(); n != 0 {
-				t.Errorf("the write listed data partitions %d times: %v", n, watch.lists)
+			if n := watch.DataLists(); n != 0 {
+				t.Errorf("the write listed data partitions %d times: %v", n, watch.Lists())
 			}
 			validateMDT(t, dir, "after the write planned from the metadata table")
 
@@ -205,13 +167,13 @@ func TestPlanningFromMetadataTable(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			watch = &listWatch{Storage: local.New(dir), lists: map[string]int{}}
+			watch = storagetest.NewListCounter(local.New(dir))
 			wt, err = hudi.OpenStorage(ctx, watch)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameRows(t, "read of a stale metadata table's table", readRows(t, wt, "uuid"), want)
-			if watch.partitionLists() == 0 {
+			if watch.DataLists() == 0 {
 				t.Error("a stale metadata table was planned from")
 			}
 			filesLog(t, dir, "planning from a listing of storage: the metadata table is behind the data timeline",
@@ -283,7 +245,7 @@ func TestPlanningFromSparkMetadataTables(t *testing.T) {
 	for _, id := range ids {
 		t.Run(id, func(t *testing.T) {
 			dir := testutil.Table(t, id)
-			watch := &listWatch{Storage: local.New(dir), lists: map[string]int{}}
+			watch := storagetest.NewListCounter(local.New(dir))
 			// The plan: the latest file slices planned from the metadata table are those
 			// planned from a listing (every fixture, Lance ones included).
 			tt, err := table.Open(ctx, watch)
@@ -294,14 +256,14 @@ func TestPlanningFromSparkMetadataTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := watch.partitionLists(); n != 0 {
-				t.Errorf("planning listed data partitions %d times: %v", n, watch.lists)
+			if n := watch.DataLists(); n != 0 {
+				t.Errorf("planning listed data partitions %d times: %v", n, watch.Lists())
 			}
 			listed, err := tt.List(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			clear(watch.lists)
+			watch.Reset()
 			if g, w := slicesOf(t, tt, fromMDT), slicesOf(t, tt, listed); g != w {
 				t.Errorf("file slices planned from the metadata table:\n%s\nfrom a listing:\n%s", g, w)
 			}
@@ -319,15 +281,15 @@ func TestPlanningFromSparkMetadataTables(t *testing.T) {
 			}
 			for _, q := range queries {
 				got := scanLines(t, tb, q)
-				if n := watch.partitionLists(); n != 0 {
-					t.Errorf("read-optimized %v: the scan listed data partitions %d times: %v", q.ReadOptimized, n, watch.lists)
+				if n := watch.DataLists(); n != 0 {
+					t.Errorf("read-optimized %v: the scan listed data partitions %d times: %v", q.ReadOptimized, n, watch.Lists())
 				}
 				q.Settings = map[string]string{"hoodie.metadata.enable": "false"}
 				want := scanLines(t, tb, q)
-				if watch.partitionLists() == 0 {
+				if watch.DataLists() == 0 {
 					t.Errorf("read-optimized %v: a scan with hoodie.metadata.enable=false listed no partition", q.ReadOptimized)
 				}
-				clear(watch.lists)
+				watch.Reset()
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("read-optimized %v: planned from the metadata table: %d rows, from a listing: %d rows\n got: %.2000s\nwant: %.2000s",
 						q.ReadOptimized, len(got), len(want), strings.Join(got, "\n"), strings.Join(want, "\n"))

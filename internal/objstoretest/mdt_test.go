@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,34 +19,8 @@ import (
 	"github.com/hudi-go/hudi/schema"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/s3/s3test"
+	"github.com/hudi-go/hudi/storage/storagetest"
 )
-
-// listCounter counts a storage's directory listings by directory.
-type listCounter struct {
-	storage.Storage
-	mu    sync.Mutex
-	lists map[string]int
-}
-
-func (c *listCounter) List(ctx context.Context, dir string) ([]storage.FileInfo, error) {
-	c.mu.Lock()
-	c.lists[dir]++
-	c.mu.Unlock()
-	return c.Storage.List(ctx, dir)
-}
-
-// dataLists counts the listings of the table's root and data partitions.
-func (c *listCounter) dataLists() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for dir, k := range c.lists {
-		if !strings.HasPrefix(dir, ".hoodie") {
-			n += k
-		}
-	}
-	return n
-}
 
 // A table on S3 with a metadata table is planned from its files partition: a scan lists
 // no data partition (each is a LIST request on an object store), and reads the rows a
@@ -81,17 +54,17 @@ func TestPlanningFromMetadataTableOnS3(t *testing.T) {
 			if err := upload(ctx, dir, st); err != nil {
 				t.Fatal(err)
 			}
-			counter := &listCounter{Storage: st, lists: map[string]int{}}
+			counter := storagetest.NewListCounter(st)
 			s3t, err := hudi.OpenStorage(ctx, counter)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := scanRows(t, s3t, nil)
-			if n := counter.dataLists(); n != 0 {
-				t.Errorf("the scan on S3 listed data partitions %d times: %v", n, counter.lists)
+			if n := counter.DataLists(); n != 0 {
+				t.Errorf("the scan on S3 listed data partitions %d times: %v", n, counter.Lists())
 			}
 			want := scanRows(t, s3t, map[string]string{"hoodie.metadata.enable": "false"})
-			if counter.dataLists() == 0 {
+			if counter.DataLists() == 0 {
 				t.Error("the scan with hoodie.metadata.enable=false listed no data partition")
 			}
 			if len(got) != 20 || strings.Join(got, "\n") != strings.Join(want, "\n") {
