@@ -308,3 +308,77 @@ func TestReadRetriesWhenArchivalMovesAnInstant(t *testing.T) {
 		t.Errorf("read %d rows, want 8", n)
 	}
 }
+
+// TestArchiveBoundedByMetadataTable pins Java 0.14's bound on archival of a table with a
+// metadata table (HoodieTimelineArchiver.getInstantsToArchive): no instant at or after the
+// metadata table's latest compaction leaves the active timeline — cleans and rollbacks
+// included, not only commits. A metadata reader takes the log blocks of the data instants
+// it finds completed on the active timeline; a clean archived before a compaction merged
+// its block would bring the files it deleted back into the listing (found by
+// internal/concurrencytest: reads failed with a missing base file).
+func TestArchiveBoundedByMetadataTable(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "tbl")
+	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "arch", Type: "cow", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Date(2024, 1, 2, 3, 4, 5, 0, time.Local)
+	// Every upsert rewrites the one file group and the inline clean deletes the version
+	// before; the metadata table compacts during the first three writes only.
+	for i := 0; i < 9; i++ {
+		clock = clock.Add(time.Second)
+		now := clock
+		compactEvery := "100"
+		if i < 3 {
+			compactEvery = "2"
+		}
+		settings := map[string]string{"hoodie.cleaner.commits.retained": "1", "hoodie.keep.min.commits": "2",
+			"hoodie.keep.max.commits": "3", "hoodie.archive.automatic": "false", "hoodie.metadata.compact.max.delta.commits": compactEvery}
+		if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": "k", "ts": json.Number(fmt.Sprint(i)), "v": fmt.Sprint("v", i)}}),
+			hudi.WriteOptions{Operation: "upsert", Now: func() time.Time { return now }, Settings: settings}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := tb.MetadataDescribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.LatestCompaction == "" {
+		t.Fatal("the metadata table never compacted: the test needs one compaction")
+	}
+	var cleansAfter int
+	for _, in := range tb.Timeline().Instants {
+		if in.Action == "clean" && in.IsCompleted() && string(in.Time) > info.LatestCompaction {
+			cleansAfter++
+		}
+	}
+	if cleansAfter <= 2 {
+		t.Fatalf("%d cleans after the metadata table's compaction %s: the test needs more than hoodie.keep.min.commits", cleansAfter, info.LatestCompaction)
+	}
+	res, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: map[string]string{"hoodie.cleaner.commits.retained": "1",
+		"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.InstantsArchived) == 0 {
+		t.Fatal("nothing archived: the test needs cleans before the compaction to archive")
+	}
+	for _, a := range res.InstantsArchived {
+		if a.Instant >= info.LatestCompaction {
+			t.Errorf("archived %s %s, at or after the metadata table's latest compaction %s", a.Action, a.Instant, info.LatestCompaction)
+		}
+	}
+	v, err := tb.MetadataValidate(ctx)
+	if err != nil {
+		t.Fatalf("after archival: %v", err)
+	}
+	if len(v.Differences) > 0 {
+		t.Errorf("after archival the metadata table differs from storage: %v", v.Differences)
+	}
+	got := scanAll(t, tb, hudi.ScanOptions{})
+	if len(got) != 1 || !strings.Contains(got["k"], `"v":"v8"`) {
+		t.Errorf("after archival the table reads %v, want the one row of the last upsert", got)
+	}
+}

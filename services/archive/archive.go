@@ -159,25 +159,28 @@ func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	n := len(cs)
-	if cs, err = boundByMetadataTable(ctx, t, cs); err != nil {
+	out = append(out, cs...)
+	n := len(out)
+	if out, err = boundByMetadataTable(ctx, t, out); err != nil {
 		return nil, err
 	}
-	if len(cs) < n {
-		p.Message = fmt.Sprintf("%d commits wait for the metadata table's next compaction (Java archives no commit at or after its latest)", n-len(cs))
+	if len(out) < n {
+		p.Message = fmt.Sprintf("%d instants wait for the metadata table's next compaction (Java archives no instant at or after its latest)", n-len(out))
 	}
-	p.Instants = append(out, cs...)
+	p.Instants = out
 	if len(p.Instants) == 0 && p.Message == "" {
 		p.Message = "nothing to archive"
 	}
 	return p, nil
 }
 
-// boundByMetadataTable keeps every commit at or after the metadata table's latest
+// boundByMetadataTable keeps every instant at or after the metadata table's latest
 // compaction, and all of them while it has none, as Java 0.14's archiver does when the
-// table's metadata table is available (getCommitInstantsToArchive): a metadata reader takes
-// the log blocks of data instants it finds completed on the active timeline, so a data
-// instant may leave it only once a compaction has merged its blocks into a base file.
+// table's metadata table is available (getInstantsToArchive, over cleans and rollbacks as
+// well as commits): a metadata reader takes the log blocks of data instants it finds
+// completed on the active timeline, so a data instant may leave it only once a compaction
+// has merged its blocks into a base file. An archived clean whose block was not merged
+// would bring the files it deleted back into the metadata table's listing.
 func boundByMetadataTable(ctx context.Context, t *table.Table, cs []timeline.Instant) ([]timeline.Instant, error) {
 	if len(cs) == 0 || !slices.Contains(t.Config.MetadataPartitions(), mdt.PartitionFiles) {
 		return cs, nil
