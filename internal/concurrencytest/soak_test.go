@@ -54,9 +54,15 @@ func TestConcurrencySoak(t *testing.T) {
 		round++
 		st := soakRound(t, rng, soak)
 		total.add(st)
-		if t.Failed() || !soak || time.Now().After(deadline) {
+		// The short form (CI) goes on for up to three rounds until a write commits: on a
+		// loaded machine clustering's rejections and conflicts can take every write of one
+		// round, which checks no acknowledged update.
+		if t.Failed() || (!soak && (total.committed > 0 || round == 3)) || (soak && time.Now().After(deadline)) {
 			break
 		}
+	}
+	if total.committed == 0 {
+		t.Errorf("no write committed in %d rounds", round)
 	}
 	t.Logf("soak seed=%d rounds=%d writes=%d committed=%d conflicts=%d other_failures=%d service_runs=%d service_failures=%d elapsed=%s",
 		seed, round, total.writes, total.committed, total.conflicts, total.otherFailures, total.services, total.serviceFailures,
@@ -206,9 +212,6 @@ func soakRound(t *testing.T, rng *rand.Rand, soak bool) soakStats {
 	}
 	if lost > 0 || leaked > 0 || len(got) != len(model) {
 		t.Errorf("%d acknowledged updates lost, %d keys hold a failed write's value, %d rows (want %d)", lost, leaked, len(got), len(model))
-	}
-	if st.committed == 0 {
-		t.Errorf("no write committed")
 	}
 	return st
 }
