@@ -299,6 +299,30 @@ func (c conditional) PutIfMatch(ctx context.Context, key string, data []byte, v 
 	return etag(resp.ETag), nil
 }
 
+// DeleteIfMatch deletes the blob with If-Match: the ETag read.
+func (c conditional) DeleteIfMatch(ctx context.Context, key string, v storage.Version) error {
+	e := azcore.ETag(v)
+	_, err := c.client.NewBlobClient(key).Delete(ctx, &blob.DeleteOptions{
+		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &e}},
+	})
+	switch {
+	case err == nil:
+		return nil
+	case status(err) == http.StatusPreconditionFailed:
+		// If-Match on a missing blob fails too (Azurite; HTTP's rule): only a blob that
+		// is there at another version is a mismatch.
+		if _, perr := c.client.NewBlobClient(key).GetProperties(ctx, nil); status(perr) == http.StatusNotFound {
+			return nil
+		} else if perr != nil {
+			return perr
+		}
+		return storage.ErrPrecondition
+	case bloberror.HasCode(err, bloberror.BlobNotFound) || status(err) == http.StatusNotFound:
+		return nil
+	}
+	return err
+}
+
 // uploader stages a large blob's blocks and commits the block list, with If-None-Match: *
 // for a create: until then no blob appears, and an aborted upload's staged blocks are
 // never committed (Azure drops uncommitted blocks; they are not listed or readable).
