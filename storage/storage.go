@@ -87,9 +87,9 @@ type Storage interface {
 // or generation, a digest of the content on a local file system. "" names no file.
 type Version string
 
-// ConditionalStorage is implemented by backends that replace a file only if it still
-// holds the version a caller read: the compare-and-swap the storage-based lock provider
-// is built on (S3 and Azure If-Match, GCS ifGenerationMatch).
+// ConditionalStorage is implemented by backends that replace or delete a file only if it
+// still holds the version a caller read: the compare-and-swap the storage-based lock
+// provider is built on (S3 and Azure If-Match, GCS ifGenerationMatch / generation).
 type ConditionalStorage interface {
 	// ReadVersion reads a whole file and the version read.
 	ReadVersion(ctx context.Context, path string) ([]byte, Version, error)
@@ -97,6 +97,11 @@ type ConditionalStorage interface {
 	// exist) and returns the new version; otherwise it fails with ErrPrecondition (or
 	// ErrExist when v is "" and the file exists).
 	PutIfMatch(ctx context.Context, path string, data []byte, v Version) (Version, error)
+	// DeleteIfMatch deletes path if the file is at version v (not ""); if another version
+	// is there it fails with ErrPrecondition and deletes nothing. A missing file is not an
+	// error. A lock's holder releases it this way, so that a lock taken over since the
+	// holder read it is never deleted by the old holder.
+	DeleteIfMatch(ctx context.Context, path string, v Version) error
 }
 
 // URIer is implemented by backends whose root Java names with a scheme ("file:/data/t"

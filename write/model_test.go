@@ -111,7 +111,7 @@ type modelConfig struct {
 	// column; the reader appends it as a string parsed from the partition path (Java's
 	// TableSchemaResolver), which equals the model's city since city is a string.
 	drop bool
-	// settings are added to every write's (TestModelOnS3: the metadata table's compaction
+	// settings are added to every write's (TestModelOnObjectStores: the metadata table's compaction
 	// interval).
 	settings map[string]string
 	// version is the table version created (0: the default, 6). Version 9 tables (timeline
@@ -737,7 +737,7 @@ func TestModel(t *testing.T) {
 }
 
 // modelTable is where a model run's table lives: a local directory, or an object-store
-// URL with the storage settings (fs.s3a.*) that reach it (TestModelOnS3).
+// URL with the storage settings (fs.s3a.*) that reach it (TestModelOnObjectStores).
 type modelTable struct {
 	path     string
 	settings map[string]string

@@ -56,6 +56,9 @@ type fileSystem struct {
 	body    []byte // what we wrote while we hold the lock
 	stop    chan struct{}
 	stopped sync.WaitGroup
+	// refreshed is what the refresh goroutine last wrote (body re-written with a new
+	// refresh time), set when it returns: Unlock reads it after waiting for that.
+	refreshed []byte
 }
 
 // lockBody is the lock file's JSON: Java's LockInfo fields (lockCreateTime, lockThreadName,
@@ -67,6 +70,10 @@ type lockBody struct {
 	Host           string   `json:"hudiGoHost,omitempty"`
 	PID            int      `json:"hudiGoPid,omitempty"`
 	Token          string   `json:"hudiGoToken,omitempty"`
+	// Refreshed is when the holder last re-wrote the file: each re-write has its own
+	// content, so on S3, whose version (the ETag) is the content's digest, a refresh
+	// changes the version a breaker read.
+	Refreshed string `json:"hudiGoRefreshed,omitempty"`
 }
 
 func newFileSystem(o Options, st storage.Storage) (*fileSystem, error) {
@@ -206,7 +213,7 @@ func (f *fileSystem) breakStale(ctx context.Context, old []byte, reason string) 
 		return false, nil
 	}
 	defer func() { _ = f.st.Delete(ctx, brk) }()
-	cur, err := f.st.ReadFile(ctx, f.path)
+	cur, v, err := f.readVersion(ctx)
 	if errors.Is(err, storage.ErrNotExist) {
 		return true, nil
 	}
@@ -216,7 +223,10 @@ func (f *fileSystem) breakStale(ctx context.Context, old []byte, reason string) 
 	if !bytes.Equal(cur, old) {
 		return false, nil // someone else's lock now
 	}
-	if err := f.st.Delete(ctx, f.path); err != nil {
+	if err := f.deleteIfMatch(ctx, v); err != nil {
+		if errors.Is(err, storage.ErrPrecondition) {
+			return false, nil // re-written (refreshed or taken) since the read: not stale
+		}
 		return false, fmt.Errorf("delete stale lock %s: %w", f.display, err)
 	}
 	f.logger.Warn("deleted a stale table lock", "lock", f.display, "reason", reason)
@@ -226,8 +236,10 @@ func (f *fileSystem) breakStale(ctx context.Context, old []byte, reason string) 
 // refresh re-writes the held lock every third of the expiry so that it never looks
 // expired while held. If the file is no longer ours (we were stalled beyond the expiry
 // and another process broke it), it stops: writing would destroy the new holder's lock.
+// What it last wrote is left in f.refreshed when it returns.
 func (f *fileSystem) refresh(stop chan struct{}, body []byte) {
 	defer f.stopped.Done()
+	defer func() { f.refreshed = body }()
 	t := time.NewTicker(max(f.expire/3, time.Second))
 	defer t.Stop()
 	for {
@@ -235,37 +247,73 @@ func (f *fileSystem) refresh(stop chan struct{}, body []byte) {
 		case <-stop:
 			return
 		case <-t.C:
-			if !f.refreshOnce(context.Background(), body) {
+			next, ok := f.refreshOnce(context.Background(), body)
+			if !ok {
 				f.logger.Error("the table lock was taken over while held (this process was stalled beyond hoodie.write.lock.filesystem.expire)", "lock", f.display)
 				return
 			}
+			body = next
 		}
 	}
 }
 
-// refreshOnce re-writes the lock file if it still holds body and reports whether it did
-// (false: it is no longer ours). On a store with compare-and-swap (the object stores:
-// S3 and Azure If-Match, GCS ifGenerationMatch) the re-write is conditional on the version
-// read, so a process that broke the lock and took it between the read and the write keeps
-// it; a plain Put there would overwrite its lock with ours and let both hold the lock.
-// A local folder has no such primitive: there the window between read and write stays.
-func (f *fileSystem) refreshOnce(ctx context.Context, body []byte) bool {
+// refreshOnce re-writes the lock file, with a new refresh time, if it still holds body,
+// and returns what it holds now; false: it is no longer ours. On a store with
+// compare-and-swap (the object stores: S3 and Azure If-Match, GCS ifGenerationMatch) the
+// re-write is conditional on the version read, so a process that broke the lock and took
+// it between the read and the write keeps it; a plain Put there would overwrite its lock
+// with ours and let both hold the lock. A local folder has no such primitive: there the
+// window between read and write stays.
+func (f *fileSystem) refreshOnce(ctx context.Context, body []byte) ([]byte, bool) {
+	next := body
+	var lb lockBody
+	if json.Unmarshal(body, &lb) == nil {
+		lb.Refreshed = time.Now().Format("2006-01-02 15:04:05.000")
+		if b, err := json.MarshalIndent(lb, "", "  "); err == nil {
+			next = b
+		}
+	}
 	if cs, ok := f.st.(storage.ConditionalStorage); ok {
 		cur, v, err := cs.ReadVersion(ctx, f.path)
 		if err != nil || !bytes.Equal(cur, body) {
-			return false
+			return body, false
 		}
-		if _, err := cs.PutIfMatch(ctx, f.path, body, v); err != nil {
-			return !errors.Is(err, storage.ErrPrecondition) && !errors.Is(err, storage.ErrNotExist)
+		if _, err := cs.PutIfMatch(ctx, f.path, next, v); err != nil {
+			// A transient failure keeps the lock and the old content: try again next tick.
+			return body, !errors.Is(err, storage.ErrPrecondition) && !errors.Is(err, storage.ErrNotExist)
 		}
-		return true
+		return next, true
 	}
 	cur, err := f.st.ReadFile(ctx, f.path)
 	if err != nil || !bytes.Equal(cur, body) {
-		return false
+		return body, false
 	}
-	_ = f.st.Put(ctx, f.path, body)
-	return true
+	if err := f.st.Put(ctx, f.path, next); err != nil {
+		return body, true
+	}
+	return next, true
+}
+
+// readVersion reads the lock file and, on a store with compare-and-swap, its version.
+func (f *fileSystem) readVersion(ctx context.Context) ([]byte, storage.Version, error) {
+	if cs, ok := f.st.(storage.ConditionalStorage); ok {
+		return cs.ReadVersion(ctx, f.path)
+	}
+	b, err := f.st.ReadFile(ctx, f.path)
+	return b, "", err
+}
+
+// deleteIfMatch deletes the lock file read at version v. On a store with compare-and-swap
+// (the object stores) the delete is conditional on v (S3 and Azure If-Match, GCS's
+// generation): a lock re-written since the read — taken over by another process, or
+// refreshed by its holder — is not deleted (storage.ErrPrecondition). A local folder has
+// no conditional delete: there the caller's read and this delete leave a window, as in
+// Java's FileSystemBasedLockProvider.
+func (f *fileSystem) deleteIfMatch(ctx context.Context, v storage.Version) error {
+	if cs, ok := f.st.(storage.ConditionalStorage); ok && v != "" {
+		return cs.DeleteIfMatch(ctx, f.path, v)
+	}
+	return f.st.Delete(ctx, f.path)
 }
 
 func (f *fileSystem) Unlock(ctx context.Context) error {
@@ -274,14 +322,15 @@ func (f *fileSystem) Unlock(ctx context.Context) error {
 	if f.body == nil {
 		return nil
 	}
+	body := f.body
 	if f.stop != nil {
 		close(f.stop)
 		f.stopped.Wait()
 		f.stop = nil
+		body, f.refreshed = f.refreshed, nil
 	}
-	body := f.body
 	f.body = nil
-	cur, err := f.st.ReadFile(ctx, f.path)
+	cur, v, err := f.readVersion(ctx)
 	if errors.Is(err, storage.ErrNotExist) {
 		return nil
 	}
@@ -291,7 +340,10 @@ func (f *fileSystem) Unlock(ctx context.Context) error {
 	if !bytes.Equal(cur, body) {
 		return fmt.Errorf("lock %s is no longer ours (it expired while held and was taken over): not deleting it", f.display)
 	}
-	if err := f.st.Delete(ctx, f.path); err != nil {
+	if err := f.deleteIfMatch(ctx, v); err != nil {
+		if errors.Is(err, storage.ErrPrecondition) {
+			return fmt.Errorf("lock %s is no longer ours (it expired while held and was taken over while being released): not deleting it", f.display)
+		}
 		return fmt.Errorf("release lock %s: %w", f.display, err)
 	}
 	return nil

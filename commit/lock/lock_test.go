@@ -423,6 +423,19 @@ func (c *casStorage) ReadVersion(ctx context.Context, p string) ([]byte, storage
 	return b, storage.Version(b), err
 }
 
+func (c *casStorage) DeleteIfMatch(ctx context.Context, p string, v storage.Version) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur, err := c.Storage.ReadFile(ctx, p)
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil
+	}
+	if err != nil || storage.Version(cur) != v {
+		return storage.ErrPrecondition
+	}
+	return c.Storage.Delete(ctx, p)
+}
+
 func (c *casStorage) PutIfMatch(ctx context.Context, p string, data []byte, v storage.Version) (storage.Version, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -468,5 +481,61 @@ func TestFileSystemLockRefreshNeverOverwritesATaker(t *testing.T) {
 	}
 	if b, _ := st.Storage.ReadFile(ctx, ".hoodie/lock"); string(b) != string(st.taker) {
 		t.Errorf("Unlock removed the taker's lock")
+	}
+}
+
+// TestFileSystemLockReleaseNeverDeletesATaker: Unlock reads the lock file, checks that it
+// is still its own, and deletes it. On a store with a conditional delete (every object
+// store) the delete is conditional on the version read, so a lock another process took
+// between the read and the delete survives; an unconditional delete would remove it and
+// leave the taker writing without a lock. (internal/objstoretest
+// TestLockTakeOverOnObjectStores pins the same on S3, GCS and Azure servers.)
+func TestFileSystemLockReleaseNeverDeletesATaker(t *testing.T) {
+	ctx := context.Background()
+	st := &casStorage{Storage: local.New(newTableDir(t)), taker: []byte(`{"lockCreateTime":"2024-01-01 00:00:00.000","lockThreadName":"taker","lockStacksInfo":[]}`)}
+	l, err := New(fsOptions(0), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	st.mu.Lock()
+	st.armed = true // the next read of the lock (Unlock's) is followed by a take-over
+	st.mu.Unlock()
+	if err := l.Unlock(ctx); err == nil || !strings.Contains(err.Error(), "no longer ours") {
+		t.Errorf("Unlock of a lock taken over after its read = %v, want a 'no longer ours' error", err)
+	}
+	if b, err := st.Storage.ReadFile(ctx, ".hoodie/lock"); err != nil || string(b) != string(st.taker) {
+		t.Fatalf("after Unlock the lock file is %q, %v: the old holder deleted the taker's lock", b, err)
+	}
+}
+
+// TestFileSystemLockRefreshChangesTheVersion: each refresh re-writes the lock with its own
+// content (a refresh time), so the version of the file changes on every store — on S3 the
+// version is the ETag, the content's digest, and a refresh with the same bytes would keep
+// it: a waiter that read the lock before the refresh and judged it stale could then still
+// delete it with its conditional delete.
+func TestFileSystemLockRefreshChangesTheVersion(t *testing.T) {
+	ctx := context.Background()
+	st := local.New(newTableDir(t))
+	l, err := New(fsOptions(3*time.Second), st) // refreshes every second
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	before, _ := st.ReadFile(ctx, ".hoodie/lock")
+	time.Sleep(1300 * time.Millisecond)
+	after, _ := st.ReadFile(ctx, ".hoodie/lock")
+	if string(before) == string(after) {
+		t.Errorf("the refresh re-wrote the lock with the same content: %s", after)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatalf("Unlock after a refresh: %v", err)
+	}
+	if _, err := st.Stat(ctx, ".hoodie/lock"); err == nil {
+		t.Error("the lock file is left after Unlock")
 	}
 }

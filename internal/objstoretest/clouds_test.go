@@ -64,4 +64,31 @@ func TestWritesOnGCSAndAzure(t *testing.T) {
 			fmt.Sprintf("abfs://%s@%s.dfs.core.windows.net/warehouse/trips", c, azuretest.Account),
 			fmt.Sprintf("wasbs://%s@%s.blob.core.windows.net/warehouse/trips", c, azuretest.Account))
 	})
+	// Azure AD: the same steps through abfss:// against the https Azurite that takes
+	// bearer tokens, with Hadoop's client-credential keys in hudi-defaults.conf; the
+	// processes trust the emulator's and the token endpoint's certificates through
+	// SSL_CERT_FILE. A wrong client secret fails the read, naming the token endpoint and
+	// Azure AD's answer.
+	t.Run("azure-ad", func(t *testing.T) {
+		srv := azuretest.OAuth(t)
+		te := azuretest.NewTokenEndpoint(t)
+		c := srv.Container(t)
+		ca := "SSL_CERT_FILE=" + srv.CABundle(t, te)
+		env := []string{confDir(t, srv.OAuthSettings(te.URL, azuretest.ClientID, azuretest.ClientSecret)), ca}
+		url := fmt.Sprintf("abfss://%s@%s.dfs.core.windows.net/warehouse/trips", c, azuretest.Account)
+		steps(t, env, env, url, url)
+		if te.Requests.Load() == 0 {
+			t.Fatal("no token was requested")
+		}
+		wrong := []string{confDir(t, srv.OAuthSettings(te.URL, azuretest.ClientID, "not-the-secret")), ca}
+		_, err := runErr(wrong, "read", url, "--format", "jsonl")
+		for _, want := range []string{"Azure AD token for client ID " + azuretest.ClientID, te.URL, "HTTP 401", "AADSTS7000215"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("read with a wrong client secret: %v, want an error naming %q", err, want)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), "not-the-secret") {
+			t.Errorf("the error shows the secret: %v", err)
+		}
+	})
 }

@@ -8,9 +8,15 @@
 //     (or ….blob.core.windows.net: either names the account);
 //   - a connection string in AZURE_STORAGE_CONNECTION_STRING (its AccountName must be the
 //     URL's account; its BlobEndpoint, if any, is where requests go: Azurite's);
-//   - Azure AD: the Azure SDK's default credential chain (environment AZURE_CLIENT_ID /
-//     AZURE_TENANT_ID / AZURE_CLIENT_SECRET or a certificate, workload identity, managed
-//     identity, the Azure CLI's login).
+//   - Azure AD: with fs.azure.account.oauth.provider.type=
+//     org.apache.hadoop.fs.azurebfs.oauth2.ClientCredsTokenProvider, a service principal's
+//     token from fs.azure.account.oauth2.client.endpoint with …client.id and …client.secret
+//     (Hadoop's keys and request, see oauth.go); without a provider, the Azure SDK's default
+//     credential chain (environment AZURE_CLIENT_ID / AZURE_TENANT_ID / AZURE_CLIENT_SECRET
+//     or a certificate, workload identity, managed identity, the Azure CLI's login).
+//
+// TLS servers (the storage endpoint, the token endpoint) are verified against the system's
+// roots; SSL_CERT_FILE / SSL_CERT_DIR name others (a private CA, an emulator's certificate).
 //
 // fs.azure.account.auth.type=SharedKey or OAuth chooses the first or the last explicitly.
 // fs.azure.abfs.endpoint=HOST:PORT sends requests to http(s)://HOST:PORT/ACCOUNT (an
@@ -62,15 +68,16 @@ const (
 )
 
 // Settings lists the keys above that carry no account name.
-var Settings = []string{KeyAuthType, KeyEndpoint, KeyAlwaysHTTPS}
+var Settings = []string{KeyAuthType, KeyEndpoint, KeyAlwaysHTTPS,
+	KeyOAuthProvider, KeyOAuthEndpoint, KeyOAuthClientID, KeyOAuthClientSecret}
 
 func init() {
 	storage.Register(storage.Backend{Name: "azure", Schemes: []string{"abfs", "abfss", "wasb", "wasbs"},
 		SettingPrefixes: []string{settingPrefix}, Settings: Settings,
 		Accepts: func(k string) bool {
-			return strings.HasPrefix(k, KeyAccountKeyPrefix) && len(k) > len(KeyAccountKeyPrefix)
+			return strings.HasPrefix(k, KeyAccountKeyPrefix) && len(k) > len(KeyAccountKeyPrefix) || accountSpecific(k)
 		},
-		AcceptsHelp: KeyAccountKeyPrefix + "ACCOUNT.dfs.core.windows.net",
+		AcceptsHelp: KeyAccountKeyPrefix + "ACCOUNT.dfs.core.windows.net, and the fs.azure.account.oauth* keys with a .ACCOUNT.dfs.core.windows.net suffix",
 		Open: func(ctx context.Context, loc storage.Location, settings map[string]string) (storage.Storage, error) {
 			return Open(ctx, loc, settings)
 		}})
@@ -176,6 +183,10 @@ func NewContainerClient(loc storage.Location, settings map[string]string, opts .
 	default:
 		return nil, fmt.Errorf("%s=%q: this backend takes SharedKey (an account key) or OAuth (Azure AD)", KeyAuthType, authType)
 	}
+	cc, hasCC, err := clientCredsSettings(a, settings, authType)
+	if err != nil {
+		return nil, err
+	}
 	if authType == "SharedKey" && !hasKey {
 		return nil, fmt.Errorf("%s=SharedKey needs %s%s.dfs.%s", KeyAuthType, KeyAccountKeyPrefix, a.Name, a.Suffix)
 	}
@@ -204,6 +215,10 @@ func NewContainerClient(loc storage.Location, settings map[string]string, opts .
 		// Azure AD. Bearer tokens go over TLS only (the SDK refuses otherwise): say so now.
 		if !secure {
 			return nil, fmt.Errorf("Azure AD (OAuth) credentials need https: use abfss:// or wasbs://, or set %s and an account key", KeyAlwaysHTTPS)
+		}
+		if hasCC {
+			cc.transport = co.Transport
+			return container.NewClient(containerURL, &cc, copts)
 		}
 		cred, err := azidentity.NewDefaultAzureCredential(nil)
 		if err != nil {
@@ -282,6 +297,30 @@ func (c conditional) PutIfMatch(ctx context.Context, key string, data []byte, v 
 		return "", err
 	}
 	return etag(resp.ETag), nil
+}
+
+// DeleteIfMatch deletes the blob with If-Match: the ETag read.
+func (c conditional) DeleteIfMatch(ctx context.Context, key string, v storage.Version) error {
+	e := azcore.ETag(v)
+	_, err := c.client.NewBlobClient(key).Delete(ctx, &blob.DeleteOptions{
+		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &e}},
+	})
+	switch {
+	case err == nil:
+		return nil
+	case status(err) == http.StatusPreconditionFailed:
+		// If-Match on a missing blob fails too (Azurite; HTTP's rule): only a blob that
+		// is there at another version is a mismatch.
+		if _, perr := c.client.NewBlobClient(key).GetProperties(ctx, nil); status(perr) == http.StatusNotFound {
+			return nil
+		} else if perr != nil {
+			return perr
+		}
+		return storage.ErrPrecondition
+	case bloberror.HasCode(err, bloberror.BlobNotFound) || status(err) == http.StatusNotFound:
+		return nil
+	}
+	return err
 }
 
 // uploader stages a large blob's blocks and commits the block list, with If-None-Match: *

@@ -74,6 +74,34 @@ func TestNamesAzureCannotStoreRefused(t *testing.T) {
 	}
 }
 
+// The client-credential keys under their account-specific names
+// (KEY.ACCOUNT.dfs.core.windows.net) are honoured and win over the plain ones: a wrong
+// plain secret beside the right account-specific one still reaches the storage.
+func TestAzureADAccountSpecificKeys(t *testing.T) {
+	srv := azuretest.OAuth(t)
+	te := azuretest.NewTokenEndpoint(t)
+	c := srv.Container(t)
+	ctx := context.Background()
+	settings := srv.OAuthSettings(te.URL, azuretest.ClientID, "wrong")
+	settings[azure.KeyOAuthClientSecret+"."+azuretest.Account+".dfs.core.windows.net"] = azuretest.ClientSecret
+	for k := range settings {
+		if !storage.IsSetting(k) {
+			t.Errorf("the registry does not take %s", k)
+		}
+	}
+	loc, err := storage.ParseLocation(fmt.Sprintf("abfss://%s@%s.dfs.core.windows.net/t", c, azuretest.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	az, err := azure.Open(ctx, loc, settings, srv.Trust(t, te.Cert()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := az.Put(ctx, "f", []byte("x")); err != nil {
+		t.Fatalf("put with the account-specific secret: %v", err)
+	}
+}
+
 // Settings are checked before any request: each bad one is refused by name.
 func TestSettingsRefused(t *testing.T) {
 	ctx := context.Background()
@@ -89,6 +117,15 @@ func TestSettingsRefused(t *testing.T) {
 		{"abfs://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyEndpoint: "http://h:1/x"}, azure.KeyEndpoint},
 		{"abfs://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyAuthType: "OAuth", azure.KeyAlwaysHTTPS: "false"}, "https"},
 		{"abfs://acct.dfs.core.windows.net/t", nil, "container@"},
+		// Azure AD through Hadoop's client-credential keys: each missing or wrong one named.
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyAuthType: "OAuth", azure.KeyOAuthProvider: "org.apache.hadoop.fs.azurebfs.oauth2.MsiTokenProvider"}, "MsiTokenProvider"},
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyOAuthProvider: azure.ClientCredsProvider}, azure.KeyAuthType + "=OAuth"},
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyAuthType: "OAuth", azure.KeyOAuthProvider: azure.ClientCredsProvider,
+			azure.KeyOAuthEndpoint: "https://login.microsoftonline.com/x/oauth2/token", azure.KeyOAuthClientID: "id"}, azure.KeyOAuthClientSecret},
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyAuthType: "OAuth", azure.KeyOAuthProvider: azure.ClientCredsProvider,
+			azure.KeyOAuthEndpoint: "http://login.example/x/oauth2/token", azure.KeyOAuthClientID: "id", azure.KeyOAuthClientSecret: "s"}, "must be https"},
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{azure.KeyAuthType: "OAuth", azure.KeyOAuthClientSecret + ".acct.dfs.core.windows.net": "s"}, azure.KeyOAuthProvider},
+		{"abfss://c@acct.dfs.core.windows.net/t", map[string]string{"fs.azure.account.oauth2.refresh.token": "x"}, "fs.azure.account.oauth2.refresh.token"},
 		{"wasb://c@acct.queue.core.windows.net/t", nil, "ACCOUNT.blob"},
 	} {
 		_, err := storage.OpenURL(ctx, tc.url, tc.settings)

@@ -34,6 +34,9 @@ type Conditional interface {
 	// PutIfMatch writes data if the object is at v ("" = absent) and returns the new
 	// version. A mismatch is an error that IsPrecondition recognizes.
 	PutIfMatch(ctx context.Context, key string, data []byte, v storage.Version) (storage.Version, error)
+	// DeleteIfMatch deletes the object if it is at v: another version fails with
+	// storage.ErrPrecondition, a missing object is no error.
+	DeleteIfMatch(ctx context.Context, key string, v storage.Version) error
 }
 
 // Options describe the bucket to Store.
@@ -702,6 +705,23 @@ func (s *Store) PutIfMatch(ctx context.Context, p string, data []byte, v storage
 		return "", s.wrapCond("conditional put", p, err)
 	}
 	return nv, nil
+}
+
+// DeleteIfMatch deletes p if it is at version v.
+func (s *Store) DeleteIfMatch(ctx context.Context, p string, v storage.Version) error {
+	if err := s.check("conditional delete", p); err != nil {
+		return err
+	}
+	if s.o.Conditional == nil {
+		return fmt.Errorf("delete %s: the %s backend has no conditional writes", s.name(p), s.o.Name)
+	}
+	if v == "" {
+		return fmt.Errorf("conditional delete %s: no version to match", s.name(p))
+	}
+	if err := s.o.Conditional.DeleteIfMatch(ctx, s.key(p), v); err != nil {
+		return s.wrapCond("conditional delete", p, err)
+	}
+	return nil
 }
 
 func (s *Store) wrapCond(op, p string, err error) error {

@@ -84,6 +84,34 @@ func parse(v hstorage.Version) (int64, bool) {
 	return g, err == nil
 }
 
+// DeleteIfMatch deletes the object's generation v: a live object of another generation is
+// untouched (on a bucket without versioning that generation no longer exists: 404; with
+// versioning a non-current one goes, the live one stays). The generation parameter, not
+// ifGenerationMatch, because fake-gcs-server honours only the former; real GCS both.
+func (c conditional) DeleteIfMatch(ctx context.Context, key string, v hstorage.Version) error {
+	g, ok := parse(v)
+	if !ok {
+		return hstorage.ErrPrecondition
+	}
+	err := c.bucket.Object(key).Generation(g).Delete(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case status(err) == http.StatusPreconditionFailed:
+		return hstorage.ErrPrecondition
+	case errors.Is(err, storage.ErrObjectNotExist) || status(err) == http.StatusNotFound:
+		// Generation v is gone: the object was replaced (another generation is live) or
+		// deleted.
+		if _, err := c.bucket.Object(key).Attrs(ctx); err == nil {
+			return hstorage.ErrPrecondition
+		} else if !errors.Is(err, storage.ErrObjectNotExist) {
+			return err
+		}
+		return nil
+	}
+	return err
+}
+
 func (c conditional) PutIfMatch(ctx context.Context, key string, data []byte, v hstorage.Version) (hstorage.Version, error) {
 	obj := c.bucket.Object(key)
 	if v == "" {

@@ -669,4 +669,29 @@ func testConditional(t *testing.T, st storage.Storage, o Options) {
 	if !strings.HasPrefix(got, "racer") {
 		t.Fatalf("after the race: %q", got)
 	}
+
+	// A delete conditioned on a version read before another writer replaced the file
+	// deletes nothing; on the current version it deletes the file; a missing file is no
+	// error. (A lock released by a holder whose lock was taken over must survive.)
+	_, cur, err := cs.ReadVersion(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stale := range []storage.Version{v1, v2} {
+		if err := cs.DeleteIfMatch(ctx, p, stale); !errors.Is(err, storage.ErrPrecondition) {
+			t.Fatalf("delete on a stale version: want ErrPrecondition, got %v", err)
+		}
+	}
+	if b := mustRead(t, st, p); string(b) != got {
+		t.Fatalf("a delete on a stale version changed the file: %q", b)
+	}
+	if err := cs.DeleteIfMatch(ctx, p, cur); err != nil {
+		t.Fatalf("delete on the current version: %v", err)
+	}
+	if _, err := st.Stat(ctx, p); !errors.Is(err, storage.ErrNotExist) {
+		t.Fatalf("after the delete on the current version: %v", err)
+	}
+	if err := cs.DeleteIfMatch(ctx, p, cur); err != nil {
+		t.Fatalf("delete of a missing file: %v", err)
+	}
 }

@@ -15,8 +15,8 @@ import (
 	_ "github.com/hudi-go/hudi/storage/gcs" // registers gs://
 )
 
-// Bucket points STORAGE_EMULATOR_HOST at the test emulator for t and creates a bucket.
-func Bucket(t *testing.T) string {
+// Addr returns the emulator's host:port, or skips t (fails in CI).
+func Addr(t testing.TB) string {
 	t.Helper()
 	addr := os.Getenv("HUDI_TEST_GCS")
 	if addr == "" {
@@ -25,7 +25,23 @@ func Bucket(t *testing.T) string {
 		}
 		t.Skip("HUDI_TEST_GCS (host:port of a GCS emulator, e.g. scripts/fake-gcs-server) is not set")
 	}
-	t.Setenv("STORAGE_EMULATOR_HOST", addr)
+	return addr
+}
+
+// Bucket points STORAGE_EMULATOR_HOST at the test emulator for t and creates a bucket.
+func Bucket(t *testing.T) string {
+	t.Helper()
+	t.Setenv("STORAGE_EMULATOR_HOST", Addr(t))
+	return NewBucket(t)
+}
+
+// NewBucket creates a bucket on the emulator STORAGE_EMULATOR_HOST already names (a test
+// that set it for parallel subtests, which cannot call Bucket's t.Setenv).
+func NewBucket(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("STORAGE_EMULATOR_HOST") == "" {
+		t.Fatal("gcstest.NewBucket: STORAGE_EMULATOR_HOST is not set")
+	}
 	c, err := storage.NewClient(context.Background())
 	if err != nil {
 		t.Fatal(err)
