@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/services/clustering"
 	"github.com/hudi-go/hudi/spec"
@@ -88,7 +89,11 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		return false, nil
 	}
 	if inline {
-		if n, want := clustering.CommitsSinceLastClustering(t.current()), cfg.Int(config.InlineClusteringMaxCommits); n < want {
+		n, err := clustering.CommitsSinceLastClustering(ctx, t.current())
+		if err != nil {
+			return false, err
+		}
+		if want := cfg.Int(config.InlineClusteringMaxCommits); n < want {
 			return false, nil
 		}
 	} else {
@@ -96,7 +101,7 @@ func (t *Table) inlineCluster(ctx context.Context, cfg *config.Config, o WriteOp
 		// pending, with no commit count (UNVERIFIED against 0.14.1's
 		// BaseHoodieTableServiceClient; recalled from its runTableServicesInline).
 		for _, in := range t.current().Timeline.Instants {
-			if in.Action == spec.ActionReplaceCommit && !in.IsCompleted() {
+			if commit.PendingReplaceOrClustering(in) {
 				return false, nil
 			}
 		}

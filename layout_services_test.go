@@ -37,7 +37,7 @@ var layoutTwoFixtures = []struct{ id, key, mutate string }{
 	{"trips-mor-avro/v8_trips_8i3u1d", "uuid", "rider"},
 }
 
-// TestServicesOnSparkTablesLayoutTwo runs savepoint, clean, rollback and restore on
+// TestServicesOnSparkTablesLayoutTwo runs savepoint, clean, rollback, restore and clustering on
 // copies of every Spark-written v8/v9 fixture with Parquet base files (merge-on-read ones
 // compacted after the first two upserts, so the cleaner has older file slices to remove;
 // the rolled-back upsert is a deltacommit whose own log files go): after each
@@ -131,11 +131,46 @@ func TestServicesOnSparkTablesLayoutTwo(t *testing.T) {
 				t.Errorf("restore plan %+v (%v), want version 2 restoring to %s", p, err, instA)
 			}
 
-			// 5. the table keeps working: one more upsert.
+			// 5. cluster: Hudi 1.x's clustering action, completing as a replacecommit;
+			// the rows do not change.
+			tb, _ = hudi.Open(ctx, dir)
+			clr, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true, Run: true})
+			if err != nil || !clr.Completed {
+				t.Fatalf("cluster: %+v %v", clr, err)
+			}
+			checkLayoutTwoClusteringFiles(t, dir, clr.Instant)
+			tb, _ = hudi.Open(ctx, dir)
+			sameRows(t, "after clustering", readRows(t, tb, tc.key), modelA)
+
+			// 6. the table keeps working: one more upsert.
 			model = modelA
 			upsert("d", false)
 			checkLayoutTwoTimeline(t, dir)
 		})
+	}
+}
+
+// checkLayoutTwoClusteringFiles: a clustering on layout 2 leaves Hudi 1.x's files, as
+// Spark's in the fixture cow/v9_txns_simple_nometa: <T>.clustering.requested holding the
+// plan, an empty <T>.clustering.inflight, and <T>_<C>.replacecommit.
+func checkLayoutTwoClusteringFiles(t *testing.T, dir, instant string) {
+	t.Helper()
+	files := instantFilesV2(t, dir, instant)
+	base := func(k string) string { return filepath.Base(files[k]) }
+	if base("requested") != instant+".clustering.requested" || base("inflight") != instant+".clustering.inflight" ||
+		filepath.Ext(files["completed"]) != ".replacecommit" {
+		t.Errorf("clustering %s files %v, want .clustering.requested, .clustering.inflight and _<completion>.replacecommit", instant, files)
+		return
+	}
+	if b, err := os.ReadFile(files["inflight"]); err != nil || len(b) != 0 {
+		t.Errorf("clustering inflight file: %d bytes (%v), want empty", len(b), err)
+	}
+	b, err := os.ReadFile(files["requested"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := commitmeta.DecodeRequestedReplace(b); err != nil || m.OperationType != "CLUSTER" || m.ClusteringPlan == nil {
+		t.Errorf("clustering plan %+v (%v)", m, err)
 	}
 }
 

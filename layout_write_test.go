@@ -23,7 +23,8 @@ import (
 
 // Until hudi-go writes timeline layout 2 (table versions 8 and 9) for an operation (it
 // writes copy-on-write and merge-on-read tables and compacts them, TestWritesOnSparkTables;
-// it cleans, rolls back, savepoints and restores them, TestServicesOnSparkTablesLayoutTwo), the
+// it cleans, rolls back, savepoints, restores and clusters them,
+// TestServicesOnSparkTablesLayoutTwo), the
 // operation is refused on Spark's v8/v9 tables by the table's one layout check
 // (table.CheckLayoutWrites), with an error naming the layout, before anything changes:
 // not even the metadata table is dropped.
@@ -34,10 +35,6 @@ func TestLayoutTwoRefusesWhatItDoesNotWrite(t *testing.T) {
 		fixture string
 		run     func(ctx context.Context, tb *hudi.Table, instant string) error
 	}{
-		{"cluster", "cow/v8_simplekeygen_nonhivestyle", func(ctx context.Context, tb *hudi.Table, _ string) error {
-			_, err := tb.Cluster(ctx, hudi.ClusterOptions{})
-			return err
-		}},
 		{"archive", "cow/v9_txns_simple_meta", func(ctx context.Context, tb *hudi.Table, _ string) error {
 			_, err := tb.Archive(ctx, hudi.ArchiveOptions{})
 			return err

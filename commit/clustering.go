@@ -10,23 +10,32 @@ import (
 )
 
 // RequestClustering schedules a clustering: it allocates an instant strictly greater than
-// every instant on tl and creates <C>.replacecommit.requested holding the Avro
+// every instant on tl and creates its requested file holding the Avro
 // HoodieRequestedReplaceMetadata (operationType CLUSTER), create-if-absent so that two
-// schedulers never share an instant. Table version 6 has no clustering action: Java 0.14
-// names the instant a replacecommit from request to completion.
+// schedulers never share an instant. The action is the layout's (ClusteringAction):
+// <C>.replacecommit.requested on table version 6, which has no clustering action (Java
+// 0.14 names the instant a replacecommit from request to completion), and
+// <C>.clustering.requested on versions 8 and 9 (Hudi 1.x, as in the fixture
+// cow/v9_txns_simple_nometa).
 func (ct *Timeline) RequestClustering(ctx context.Context, tl *timeline.Timeline, plan []byte) (spec.InstantTime, error) {
-	return ct.requestPlan(ctx, tl, spec.ActionReplaceCommit, plan, "request clustering")
+	return ct.requestPlan(ctx, tl, tl.Layout.ClusteringAction(), plan, "request clustering")
 }
 
-// PendingClustering reports the pending replacecommits of tl that are clustering plans
-// (operationType CLUSTER), oldest first. Insert-overwrite replacecommits are not listed.
+// PendingReplaceOrClustering reports whether in is a pending replacecommit (a clustering
+// of table version 6, or an insert_overwrite) or a pending clustering (versions 8 and 9):
+// Java's filterPendingReplaceOrClusteringTimeline.
+func PendingReplaceOrClustering(in timeline.Instant) bool {
+	return !in.IsCompleted() && (in.Action == spec.ActionReplaceCommit || in.Action == spec.ActionClustering)
+}
+
+// PendingClustering reports the pending clusterings of tl, oldest first: the instants of
+// the clustering action (layout 2) and the pending replacecommits whose plan is a
+// clustering (operationType CLUSTER; layout 1, or a table upgraded from it).
+// Insert-overwrite replacecommits are not listed.
 func PendingClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline) ([]timeline.Instant, error) {
 	var out []timeline.Instant
 	for _, in := range tl.Instants {
-		if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
-			continue
-		}
-		ok, err := isClusteringPlan(ctx, st, tl, in)
+		ok, err := IsPendingClustering(ctx, st, tl, in)
 		if err != nil {
 			return nil, err
 		}
@@ -39,12 +48,13 @@ func PendingClustering(ctx context.Context, st storage.Storage, tl *timeline.Tim
 
 // BeginClustering starts executing the pending clustering instant in: it takes the
 // instant's heartbeat (refusing with ErrWriterAlive while another executor's is live),
-// creates the inflight file — empty, as Java 0.14's executeClustering transitions the
-// requested replacecommit with no content — and returns a Txn whose Complete publishes
-// <C>.replacecommit. An inflight file left by a killed run must be rolled back first
-// (RollbackInflightClustering).
+// creates the inflight file of the instant's action — empty, as Java's executeClustering
+// transitions the requested replacecommit (0.14) or clustering (1.x, the fixture
+// cow/v9_txns_simple_nometa) with no content — and returns a Txn whose Complete publishes
+// <C>.replacecommit (layout 2: <C>_<completion>.replacecommit). An inflight file left by
+// a killed run must be rolled back first (RollbackInflightClustering).
 func (ct *Timeline) BeginClustering(ctx context.Context, tl *timeline.Timeline, in timeline.Instant) (*Txn, error) {
-	if in.IsCompleted() || in.Action != spec.ActionReplaceCommit {
+	if !PendingReplaceOrClustering(in) {
 		return nil, fmt.Errorf("instant %s %s is not a pending clustering", in.Time, in.Action)
 	}
 	if err := CheckNoPendingRestore(ctx, ct.st, tl, "run clustering "+string(in.Time)); err != nil {
@@ -57,11 +67,11 @@ func (ct *Timeline) BeginClustering(ctx context.Context, tl *timeline.Timeline, 
 	if err != nil {
 		return nil, err
 	}
-	if err := ct.put(ctx, tl, in.Time, spec.ActionReplaceCommit, spec.StateInflight, nil); err != nil {
+	if err := ct.put(ctx, tl, in.Time, in.Action, spec.StateInflight, nil); err != nil {
 		hbt.Stop()
 		return nil, fmt.Errorf("mark clustering %s inflight: %w", in.Time, err)
 	}
-	return &Txn{ct: ct, tl: tl, Instant: in.Time, Action: spec.ActionReplaceCommit, heartbeat: hbt}, nil
+	return &Txn{ct: ct, tl: tl, Instant: in.Time, Action: in.Action, heartbeat: hbt}, nil
 }
 
 // RollbackInflightClustering undoes a clustering run that died after going inflight, the
@@ -93,7 +103,9 @@ func (ct *Timeline) RollbackInflightClustering(ctx context.Context, tl *timeline
 	}
 	view := timeline.FromFileNames(tl.Layout, tl.Dir, names)
 	rb := ct.NewInstantTime(tl)
-	if err := ct.executeRollback(ctx, view, rb, in.Time, spec.ActionReplaceCommit, true); err != nil {
+	// The plan names the instant by its pending action (replacecommit on layout 1,
+	// clustering on layout 2), as Java's rollback of the inflight instant does.
+	if err := ct.executeRollback(ctx, view, rb, in.Time, in.Action, true); err != nil {
 		return "", fmt.Errorf("roll back inflight clustering %s: %w", in.Time, err)
 	}
 	// executeRollback deleted the inflight file; make sure even when the view lost it.

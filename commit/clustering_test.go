@@ -3,32 +3,71 @@ package commit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/format/commitmeta"
 	"github.com/hudi-go/hudi/spec"
 	"github.com/hudi-go/hudi/storage/local"
+	"github.com/hudi-go/hudi/timeline"
 )
 
+// TestClusteringInstantLifecycle: schedule, a run that dies, its rollback, a new run and
+// its completion, on both layouts. Layout 1 (Hudi 0.14) names the instant a replacecommit
+// throughout; layout 2 (Hudi 1.x, the fixture cow/v9_txns_simple_nometa) writes
+// <T>.clustering.requested and an empty <T>.clustering.inflight and completes as
+// <T>_<C>.replacecommit; the rollback of the dead run names the clustering action.
 func TestClusteringInstantLifecycle(t *testing.T) {
+	for _, tc := range []struct {
+		version  spec.TableVersion
+		dir      string // timeline folder
+		pending  spec.Action
+		schema   avroschema.Record
+		complete string // completed file name pattern after the instant
+	}{
+		{6, ".hoodie", spec.ActionReplaceCommit, avroschema.RequestedReplaceMetadata, `^\.replacecommit$`},
+		{8, ".hoodie/timeline", spec.ActionClustering, avroschema.ArchivedRequestedReplaceMetadata, `^_\d{17}\.replacecommit$`},
+	} {
+		t.Run(fmt.Sprint("version", tc.version), func(t *testing.T) {
+			testClusteringInstantLifecycle(t, tc.version, tc.dir, tc.pending, tc.schema, regexp.MustCompile(tc.complete))
+		})
+	}
+}
+
+func testClusteringInstantLifecycle(t *testing.T, version spec.TableVersion, tlDir string, pendingAction spec.Action,
+	schema avroschema.Record, completed *regexp.Regexp) {
 	ctx := context.Background()
 	dir := newTable(t)
+	os.MkdirAll(filepath.Join(dir, tlDir), 0o755)
 	st := local.New(dir)
 	now := func() time.Time { return time.Now().UTC() }
 	hb := HeartbeatOptions{Interval: time.Hour, TolerableMisses: 2}
+	load := func(t *testing.T, _ string) *timeline.Timeline {
+		t.Helper()
+		tl, err := timeline.Load(ctx, st, version, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	timelineFile := func(name string) string { return filepath.Join(dir, tlDir, name) }
 
-	// An insert_overwrite's requested file (all nulls) is not a clustering plan.
-	overwrite, err := encodeRequested(&commitmeta.RequestedReplaceMetadata{})
+	// An insert_overwrite's requested file (all nulls) is not a clustering plan. It is
+	// a replacecommit on both layouts.
+	overwrite, err := encodeRequested(schema, &commitmeta.RequestedReplaceMetadata{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := handle(st, now, HeartbeatOptions{}).RequestClustering(ctx, load(t, dir), overwrite); err != nil {
+	if _, err := handle(st, now, HeartbeatOptions{}).requestPlan(ctx, load(t, dir), spec.ActionReplaceCommit, overwrite, "overwrite"); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := encodeRequested(&commitmeta.RequestedReplaceMetadata{OperationType: "CLUSTER",
+	plan, err := encodeRequested(schema, &commitmeta.RequestedReplaceMetadata{OperationType: "CLUSTER",
 		ClusteringPlan: &commitmeta.ClusteringPlan{Version: 1, PreserveHoodieMetadata: true,
 			InputGroups: []commitmeta.ClusteringGroup{{NumOutputFileGroups: 1, Version: 1,
 				Slices: []commitmeta.SliceInfo{{FileID: "f1-0", PartitionPath: "", Version: 1}}}}}, Version: 1})
@@ -39,8 +78,11 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(timelineFile(string(inst) + "." + string(pendingAction) + ".requested")); err != nil {
+		t.Fatalf("requested file: %v", err)
+	}
 	pending, err := PendingClustering(ctx, st, load(t, dir))
-	if err != nil || len(pending) != 1 || pending[0].Time != inst {
+	if err != nil || len(pending) != 1 || pending[0].Time != inst || pending[0].Action != pendingAction {
 		t.Fatalf("pending clustering %v %v", pending, err)
 	}
 	// A failed-write rollback leaves the plan alone.
@@ -53,7 +95,7 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, ".hoodie", string(inst)+".replacecommit.inflight")); err != nil || len(b) != 0 {
+	if b, err := os.ReadFile(timelineFile(string(inst) + "." + string(pendingAction) + ".inflight")); err != nil || len(b) != 0 {
 		t.Fatalf("inflight: %q %v", b, err)
 	}
 	out := "new-0_0-1-0_" + string(inst) + ".parquet"
@@ -80,11 +122,19 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 	}
 	tl := load(t, dir)
 	in, ok := tl.Get(inst, spec.ActionReplaceCommit)
-	if _, infl := in.File(spec.StateInflight); !ok || infl || in.State != spec.StateRequested {
+	if _, infl := in.File(spec.StateInflight); !ok || infl || in.State != spec.StateRequested || in.Action != pendingAction {
 		t.Errorf("clustering after rollback: %+v", in)
 	}
-	if r, ok := tl.Get(rb, spec.ActionRollback); !ok || !r.IsCompleted() {
+	r, ok := tl.Get(rb, spec.ActionRollback)
+	if !ok || !r.IsCompleted() {
 		t.Errorf("rollback instant %s: %+v", rb, r)
+	}
+	b, err := tl.ReadRequested(ctx, st, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := commitmeta.DecodeRollbackPlan(b); err != nil || p.InstantToRollback.Action != string(pendingAction) {
+		t.Errorf("rollback plan %+v (%v): want it to name the %s action", p, err, pendingAction)
 	}
 	// And it can be executed again.
 	txn, err = handle(st, now, hb).BeginClustering(ctx, tl, in)
@@ -95,8 +145,18 @@ func TestClusteringInstantLifecycle(t *testing.T) {
 		PartitionToReplaceFileIDs: map[string][]string{"": {"f1-0"}}, ExtraMetadata: map[string]string{}, OperationType: "CLUSTER"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".hoodie", string(inst)+".replacecommit")); err != nil {
-		t.Error(err)
+	entries, _ := os.ReadDir(filepath.Join(dir, tlDir))
+	var done []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, string(inst)) && completed.MatchString(n[len(inst):]) {
+			done = append(done, n)
+		}
+	}
+	if len(done) != 1 {
+		t.Errorf("completed clustering files %v, want one matching %s%s", done, inst, completed)
+	}
+	if in, ok := load(t, dir).Get(inst, spec.ActionReplaceCommit); !ok || !in.IsCompleted() || in.Requested != pendingAction {
+		t.Errorf("completed clustering %+v", in)
 	}
 }
 

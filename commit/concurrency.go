@@ -244,7 +244,7 @@ func ResolveConflicts(ctx context.Context, st storage.Storage, tl *timeline.Time
 				groups[FileGroup{op.PartitionPath, op.FileID}] = true
 			}
 			what = fmt.Sprintf("pending compaction %s (scheduled after this write planned)", in.Time)
-		case !in.IsCompleted() && in.Action == spec.ActionReplaceCommit:
+		case PendingReplaceOrClustering(in):
 			if _, seen := start.pending[in.Time]; seen {
 				continue
 			}
@@ -252,7 +252,7 @@ func ResolveConflicts(ctx context.Context, st storage.Storage, tl *timeline.Time
 			if groups, err = pendingReplaceGroups(ctx, st, tl, in); err != nil {
 				return err
 			}
-			what = fmt.Sprintf("pending replacecommit %s (scheduled after this write planned)", in.Time)
+			what = fmt.Sprintf("pending %s %s (scheduled after this write planned)", in.Action, in.Time)
 		default:
 			continue
 		}

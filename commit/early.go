@@ -165,11 +165,12 @@ func (t *Txn) checkEarlyConflict(ctx context.Context, partition string, fileID s
 	return nil
 }
 
-// pendingService reports whether other is a compaction or replacecommit pending on the
-// timeline the write began on: Java leaves table services out of early detection.
+// pendingService reports whether other is a compaction, replacecommit or clustering
+// pending on the timeline the write began on: Java leaves table services out of early
+// detection.
 func (t *Txn) pendingService(other spec.InstantTime) bool {
 	for _, in := range t.tl.At(other) {
-		if !in.IsCompleted() && (in.Action == spec.ActionCompaction || in.Action == spec.ActionReplaceCommit) {
+		if !in.IsCompleted() && (in.Action == spec.ActionCompaction || PendingReplaceOrClustering(in)) {
 			return true
 		}
 	}

@@ -140,8 +140,9 @@ func remove(list []string, s string) []string {
 	return out
 }
 
-// IsPendingClustering reports whether in is a pending replacecommit whose requested plan
-// is a clustering (as opposed to an insert_overwrite).
+// IsPendingClustering reports whether in is a pending clustering: an instant of the
+// clustering action (layout 2), or a pending replacecommit whose requested plan is a
+// clustering (as opposed to an insert_overwrite).
 func IsPendingClustering(ctx context.Context, st storage.Storage, tl *timeline.Timeline, in timeline.Instant) (bool, error) {
 	if in.IsCompleted() {
 		return false, nil

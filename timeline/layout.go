@@ -65,6 +65,12 @@ type Layout interface {
 	// the file slice they extend (layout 1). A rollback of a deltacommit then deletes its
 	// log files instead of appending command blocks.
 	LogFilesPerWrite() bool
+	// ClusteringAction is the action a clustering is requested and runs under: a
+	// replacecommit from request to completion on layout 1 (Hudi 0.14), "clustering" on
+	// layout 2 (Hudi 1.x writes <T>.clustering.requested and <T>.clustering.inflight, and
+	// completes them as <T>_<C>.replacecommit; HoodieTimeline.CLUSTERING_ACTION). Both
+	// complete as a replacecommit.
+	ClusteringAction() spec.Action
 	// Writes reports whether hudi-go performs op on tables of this layout.
 	Writes(op Operation) bool
 	// String names the layout in messages ("timeline layout 1").
@@ -155,6 +161,7 @@ func (layoutV1) CleanSchemas() (avroschema.Record, avroschema.Record) {
 
 func (layoutV1) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlan, 1 }
 func (layoutV1) RestoreByCompletion() bool               { return false }
+func (layoutV1) ClusteringAction() spec.Action           { return spec.ActionReplaceCommit }
 
 func (layoutV1) ArchiveFolderKey() string { return "hoodie.archivelog.folder" }
 
@@ -180,6 +187,7 @@ func (layoutV2) CleanSchemas() (avroschema.Record, avroschema.Record) {
 
 func (layoutV2) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlanV8, 2 }
 func (layoutV2) RestoreByCompletion() bool               { return true }
+func (layoutV2) ClusteringAction() spec.Action           { return spec.ActionClustering }
 
 func (layoutV2) ArchiveFolderKey() string { return "hoodie.timeline.history.path" }
 
@@ -208,12 +216,12 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 	return storage.Join(l.Dir(timelinePath), historyFolder)
 }
 
-// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2, compacts
-// and cleans them, rolls back their instants and savepoints and restores them; the other
-// operations are refused until they follow Hudi 1.x.
+// Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2, compacts,
+// clusters and cleans them, rolls back their instants and savepoints and restores them;
+// the other operations are refused until they follow Hudi 1.x.
 func (layoutV2) Writes(op Operation) bool {
 	switch op {
-	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClean, OpRollback, OpSavepoint:
+	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClustering, OpClean, OpRollback, OpSavepoint:
 		return true
 	}
 	return false

@@ -151,8 +151,8 @@ func newServices(c modelConfig) *services {
 		return nil
 	}
 	s := &services{r: r, retained: 2 + r.IntN(3), noClean: r.IntN(4) == 0, percent: 35 + r.IntN(20), savepoint: -1}
-	s.noCluster = c.virtual || c.version >= 8 // clustering of virtual-key tables is refused, and not done on layout 2 yet
-	s.noArchive = c.version >= 8              // archival into the LSM timeline is not done yet
+	s.noCluster = c.virtual      // clustering of virtual-key tables is refused
+	s.noArchive = c.version >= 8 // archival into the LSM timeline is not done yet
 	s.keepMin = s.retained + 1 + r.IntN(2)
 	s.keepMax = s.keepMin + 1 + r.IntN(2)
 	return s

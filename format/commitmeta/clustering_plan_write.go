@@ -7,22 +7,27 @@ import (
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
-// EncodeRequestedReplace encodes m as Hudi 0.14 writes replacecommit.requested: an Avro
-// object container with one HoodieRequestedReplaceMetadata datum. Nil maps are written as
-// null and nil slices as empty arrays, matching what Java's builders produce for unset
-// map fields (null) and collected lists (empty). MissingSchedulePartitions is not part of
-// the 0.14 schema and must be empty.
-func EncodeRequestedReplace(m *RequestedReplaceMetadata) ([]byte, error) {
+// EncodeRequestedReplace encodes m as Hudi writes a replacecommit.requested or
+// clustering.requested file: an Avro object container with one
+// HoodieRequestedReplaceMetadata datum in the writer schema given — Hudi 0.14's
+// (avroschema.RequestedReplaceMetadata) or Hudi 1.x's (ArchivedRequestedReplaceMetadata,
+// with the plan's missingSchedulePartitions); timeline.Layout.RequestedReplaceSchema picks
+// it. Nil maps are written as null and nil slices as empty arrays, matching what Java's
+// builders produce for unset map fields (null) and collected lists (empty; Spark's 1.x
+// plans in the v9 fixtures carry "missingSchedulePartitions": []). MissingSchedulePartitions
+// must be empty under the 0.14 schema, which lacks it.
+func EncodeRequestedReplace(schema avroschema.Record, m *RequestedReplaceMetadata) ([]byte, error) {
 	if m == nil {
 		return nil, fmt.Errorf("encode requested replace metadata: nil metadata")
 	}
-	s, err := avro.Parse(avroschema.RequestedReplaceMetadata.JSON())
+	s, err := avro.Parse(schema.JSON())
 	if err != nil {
 		return nil, fmt.Errorf("encode requested replace metadata: %w", err)
 	}
+	withMissing := hasPlanField(s, "missingSchedulePartitions")
 	var plan any
 	if p := m.ClusteringPlan; p != nil {
-		if len(p.MissingSchedulePartitions) > 0 {
+		if len(p.MissingSchedulePartitions) > 0 && !withMissing {
 			return nil, fmt.Errorf("encode clustering plan: missingSchedulePartitions is not in the table version 6 schema")
 		}
 		groups := make([]any, 0, len(p.InputGroups))
@@ -62,13 +67,17 @@ func EncodeRequestedReplace(m *RequestedReplaceMetadata) ([]byte, error) {
 				"version":           st.Version,
 			}
 		}
-		plan = map[string]any{
+		pm := map[string]any{
 			"inputGroups":            groups,
 			"strategy":               strategy,
 			"extraMetadata":          stringMap(p.ExtraMetadata),
 			"version":                p.Version,
 			"preserveHoodieMetadata": p.PreserveHoodieMetadata,
 		}
+		if withMissing {
+			pm["missingSchedulePartitions"] = anyStrings(p.MissingSchedulePartitions)
+		}
+		plan = pm
 	}
 	var op any
 	if m.OperationType != "" {
@@ -84,6 +93,24 @@ func EncodeRequestedReplace(m *RequestedReplaceMetadata) ([]byte, error) {
 		return nil, fmt.Errorf("encode requested replace metadata: %w", err)
 	}
 	return b, nil
+}
+
+// hasPlanField reports whether the HoodieClusteringPlan record of a
+// HoodieRequestedReplaceMetadata schema has the named field.
+func hasPlanField(s *avro.Schema, name string) bool {
+	for _, f := range s.Root().Fields {
+		if f.Name != "clusteringPlan" {
+			continue
+		}
+		for _, b := range f.Type.Branches {
+			for _, pf := range b.Fields {
+				if pf.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func anyStrings(v []string) []any {

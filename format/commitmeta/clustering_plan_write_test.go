@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hudi-go/hudi/format/avroschema"
 	"github.com/hudi-go/hudi/internal/avro"
 )
 
@@ -14,7 +15,7 @@ func TestEncodeRequestedReplaceUsesJavaSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := EncodeRequestedReplace(&RequestedReplaceMetadata{OperationType: "CLUSTER", ExtraMetadata: map[string]string{}, Version: 1})
+	b, err := EncodeRequestedReplace(avroschema.RequestedReplaceMetadata, &RequestedReplaceMetadata{OperationType: "CLUSTER", ExtraMetadata: map[string]string{}, Version: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestEncodeRequestedReplaceRoundTripsJavaPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	java.ClusteringPlan.MissingSchedulePartitions = nil
-	b, err := EncodeRequestedReplace(java)
+	b, err := EncodeRequestedReplace(avroschema.RequestedReplaceMetadata, java)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +82,55 @@ func TestEncodeRequestedReplaceRoundTripsJavaPlan(t *testing.T) {
 }
 
 func TestEncodeRequestedReplaceRejectsV8Fields(t *testing.T) {
-	_, err := EncodeRequestedReplace(&RequestedReplaceMetadata{ClusteringPlan: &ClusteringPlan{MissingSchedulePartitions: []string{"p"}}})
+	_, err := EncodeRequestedReplace(avroschema.RequestedReplaceMetadata, &RequestedReplaceMetadata{ClusteringPlan: &ClusteringPlan{MissingSchedulePartitions: []string{"p"}}})
 	if err == nil {
 		t.Error("missingSchedulePartitions accepted")
 	}
-	if _, err := EncodeRequestedReplace(nil); err == nil {
+	if _, err := EncodeRequestedReplace(avroschema.RequestedReplaceMetadata, nil); err == nil {
 		t.Error("nil accepted")
+	}
+}
+
+// Under Hudi 1.x's schema (table versions 8 and 9) a Spark-written clustering plan (the
+// v9 fixture's clustering.requested) re-encodes to the same bytes: same writer schema,
+// same datum, missingSchedulePartitions included.
+func TestEncodeRequestedReplaceLayoutTwoIsSparks(t *testing.T) {
+	spark := readTestdata(t, "v9_cow_clustering_requested.avro")
+	m, err := DecodeRequestedReplace(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := EncodeRequestedReplace(avroschema.ArchivedRequestedReplaceMetadata, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, wv, err := avro.ReadContainer(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, gv, err := avro.ReadContainer(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs != ws {
+		t.Errorf("writer schema differs from Spark's:\n ours %s\nspark %s", gs, ws)
+	}
+	if !reflect.DeepEqual(gv, wv) {
+		t.Errorf("datum differs from Spark's:\n ours %v\nspark %v", gv, wv)
+	}
+	// A plan without missing partitions still writes the empty array Spark writes.
+	m.ClusteringPlan.MissingSchedulePartitions = nil
+	if b, err = EncodeRequestedReplace(avroschema.ArchivedRequestedReplaceMetadata, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, gv, err = avro.ReadContainer(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := gv[0].(map[string]any)["clusteringPlan"].(map[string]any)["missingSchedulePartitions"]; !reflect.DeepEqual(got, []any{}) {
+		t.Errorf("missingSchedulePartitions = %#v, want []", got)
+	}
+	m.ClusteringPlan.MissingSchedulePartitions = []string{"p"}
+	if _, err := EncodeRequestedReplace(avroschema.ArchivedRequestedReplaceMetadata, m); err != nil {
+		t.Errorf("missingSchedulePartitions refused under the 1.x schema: %v", err)
 	}
 }

@@ -17,15 +17,16 @@ func newClusterCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster TABLE",
 		Short: "Cluster small file groups: schedule a plan (--schedule), run pending plans (--run), or both",
-		Long: `Cluster a table (table version 6, copy-on-write or merge-on-read).
+		Long: `Cluster a table (table version 6, 8 or 9, copy-on-write or merge-on-read).
 
 --schedule plans a clustering as Hudi 0.14's size-based strategy does: in each partition,
 the latest file slices whose base file is smaller than
 hoodie.clustering.plan.strategy.small.file.limit are packed into groups of at most
 hoodie.clustering.plan.strategy.max.bytes.per.group (at most
 hoodie.clustering.plan.strategy.max.num.groups groups), and the plan is written as
-<instant>.replacecommit.requested. --run executes every pending clustering — one left
-by a killed run is rolled back and re-executed — and commits it as <instant>.replacecommit.
+<instant>.replacecommit.requested (version 6) or <instant>.clustering.requested (8, 9).
+--run executes every pending clustering — one left by a killed run is rolled back and
+re-executed — and commits it as <instant>.replacecommit.
 Without either flag both happen. --dry-run prints the plan --schedule would write and
 changes nothing. Rows keep their commit time unless
 hoodie.clustering.preserve.commit.metadata=false; sort with

@@ -227,7 +227,8 @@ func check(t *table.Table) error {
 	return nil
 }
 
-// Schedule plans a clustering (see Plan) and writes it as <C>.replacecommit.requested.
+// Schedule plans a clustering (see Plan) and writes it as <C>.replacecommit.requested
+// (table version 6) or <C>.clustering.requested (8, 9).
 // It returns "" and a nil plan when there is nothing to cluster.
 func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantTime, *commitmeta.RequestedReplaceMetadata, error) {
 	o = o.withDefaults()
@@ -256,7 +257,7 @@ func Schedule(ctx context.Context, st storage.Storage, o Options) (spec.InstantT
 	if err != nil || m == nil {
 		return "", nil, err
 	}
-	body, err := commitmeta.EncodeRequestedReplace(m)
+	body, err := commitmeta.EncodeRequestedReplace(t.Timeline.Layout.RequestedReplaceSchema(), m)
 	if err != nil {
 		return "", nil, err
 	}

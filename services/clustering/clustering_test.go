@@ -29,8 +29,14 @@ import (
 // the file groups differ in size (more rows, bigger file).
 func newTable(t *testing.T, typ string, sizes map[string][]int) *hudi.Table {
 	t.Helper()
+	return newTableVersion(t, typ, 0, sizes)
+}
+
+// newTableVersion is newTable of a table version (0: the default).
+func newTableVersion(t *testing.T, typ string, version int, sizes map[string][]int) *hudi.Table {
+	t.Helper()
 	ctx := context.Background()
-	tb, err := hudi.Create(ctx, filepath.Join(t.TempDir(), "t"), hudi.CreateOptions{Name: "t", Type: typ, RecordKeyFields: []string{"id"},
+	tb, err := hudi.Create(ctx, filepath.Join(t.TempDir(), "t"), hudi.CreateOptions{Name: "t", Type: typ, TableVersion: version, RecordKeyFields: []string{"id"},
 		PartitionFields: []string{"p"}, PrecombineField: "ts", Schema: "id STRING, ts BIGINT, payload STRING, p STRING"})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +236,7 @@ func TestPlanSizeBasedRules(t *testing.T) {
 	if got := groupShape(t, plan(clustering.Options{SingleGroup: true})); got != "a:5>1 b:1>1" {
 		t.Errorf("with c pending: %s", got)
 	}
-	if n := clustering.CommitsSinceLastClustering(m); n != 0 {
+	if n, err := clustering.CommitsSinceLastClustering(ctx, m); err != nil || n != 0 {
 		t.Errorf("commits since a pending replacecommit: %d", n)
 	}
 	// Executing with several output file groups writes that many files.
@@ -305,5 +311,59 @@ func TestPlanMORLogs(t *testing.T) {
 	})
 	if len(got) != 1 || got[0] != "updated" {
 		t.Errorf("read-optimized after clustering: %v", got)
+	}
+}
+
+// TestCommitsSinceLastClusteringByLayout: what counts as the last clustering when inline
+// clustering decides whether it is due. Layout 1 (Hudi 0.14): the last replacecommit in
+// any state, an insert_overwrite or a pending plan included. Layout 2 (Hudi 1.x's
+// getLastClusteringInstant): the last replacecommit that is a clustering — a completed
+// clustering; neither an insert_overwrite nor a pending clustering (action "clustering")
+// counts.
+func TestCommitsSinceLastClusteringByLayout(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		version                   int
+		afterOverwrite, afterPlan int
+	}{
+		{6, 0, 0},
+		{9, 2, 2},
+	} {
+		t.Run(fmt.Sprint("version", tc.version), func(t *testing.T) {
+			tb := newTableVersion(t, "COPY_ON_WRITE", tc.version, map[string][]int{"a": {2, 2}})
+			res, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true, Run: true})
+			if err != nil || !res.Completed {
+				t.Fatalf("cluster: %+v %v", res, err)
+			}
+			m, _ := open(t, tb)
+			if n, err := clustering.CommitsSinceLastClustering(ctx, m); err != nil || n != 0 {
+				t.Fatalf("right after clustering: %d %v", n, err)
+			}
+			more := newTableVersion(t, "COPY_ON_WRITE", tc.version, map[string][]int{"a": {1}})
+			scan, err := more.Scan(ctx, hudi.ScanOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var recs []arrow.Record
+			if err := scan.Run(ctx, func(r arrow.Record) error { r.Retain(); recs = append(recs, r); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range []string{"insert", "insert_overwrite"} {
+				if _, err := tb.Write(ctx, recs, hudi.WriteOptions{Operation: op}); err != nil {
+					t.Fatalf("%s: %v", op, err)
+				}
+			}
+			m, _ = open(t, tb)
+			if n, err := clustering.CommitsSinceLastClustering(ctx, m); err != nil || n != tc.afterOverwrite {
+				t.Errorf("after an insert and an insert_overwrite: %d (%v), want %d", n, err, tc.afterOverwrite)
+			}
+			if inst, _, err := clustering.Schedule(ctx, m.Storage, clustering.Options{SingleGroup: true}); err != nil || inst == "" {
+				t.Fatalf("schedule: %q %v", inst, err)
+			}
+			m, _ = open(t, tb)
+			if n, err := clustering.CommitsSinceLastClustering(ctx, m); err != nil || n != tc.afterPlan {
+				t.Errorf("with a pending plan: %d (%v), want %d", n, err, tc.afterPlan)
+			}
+		})
 	}
 }

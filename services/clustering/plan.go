@@ -290,16 +290,36 @@ func pendingFileGroups(ctx context.Context, t *table.Table) (map[string]bool, er
 }
 
 // CommitsSinceLastClustering counts the completed commits, deltacommits and
-// replacecommits after the last replacecommit of the active timeline (any state), as
-// Java's ClusteringPlanActionExecutor does to decide whether inline clustering is due.
-// Every replacecommit counts as "last clustering", insert_overwrite ones included, as in
-// Java.
-func CommitsSinceLastClustering(t *table.Table) int {
+// replacecommits after the last clustering of the active timeline, as Java's
+// ClusteringPlanActionExecutor does to decide whether inline clustering is due. What
+// counts as the last clustering depends on the layout:
+//
+//   - layout 1 (Hudi 0.14): the last replacecommit in any state, insert_overwrite ones
+//     included, as in Java 0.14;
+//   - layout 2 (Hudi 1.x's getLastClusteringInstant): the last instant of the
+//     replacecommit action that is a clustering (ClusteringUtils.isClusteringInstant) —
+//     a completed clustering, or a pending replacecommit holding a clustering plan (a
+//     table upgraded from version 6). A pending clustering (action "clustering") and an
+//     insert_overwrite do not count.
+func CommitsSinceLastClustering(ctx context.Context, t *table.Table) (int, error) {
 	var last spec.InstantTime
 	for _, in := range t.Timeline.Instants {
-		if in.Action == spec.ActionReplaceCommit {
-			last = in.Time
+		if in.Action != spec.ActionReplaceCommit {
+			continue
 		}
+		if t.Timeline.Layout.ClusteringAction() == spec.ActionClustering {
+			clustering := in.Requested == spec.ActionClustering
+			if !clustering && !in.IsCompleted() {
+				var err error
+				if clustering, err = commit.IsPendingClustering(ctx, t.Storage, t.Timeline, in); err != nil {
+					return 0, err
+				}
+			}
+			if !clustering {
+				continue
+			}
+		}
+		last = in.Time
 	}
 	n := 0
 	for _, in := range t.Timeline.Instants {
@@ -311,7 +331,7 @@ func CommitsSinceLastClustering(t *table.Table) int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 // checkSortColumns refuses sorting by a partition column that the table leaves out of its
