@@ -24,6 +24,7 @@ import (
 // dates, small integers), and none in unique ones (record keys, seqnos, uuids, amounts)
 // or in single-row files. The rows are the file's own, read back through ReadBatches.
 func TestDictionaryColumnsMatchSparkWrittenFiles(t *testing.T) {
+	skipHeavyUnderRace(t)
 	var compared, dictCols int
 	for _, id := range testutil.TableIDs(t) {
 		dir := testutil.Table(t, id)

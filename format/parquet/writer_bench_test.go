@@ -165,6 +165,7 @@ func flatRecord(mem memory.Allocator, base, n int) arrow.Record {
 // definition levels) gives the very bytes pqarrow's record path gives, across codecs,
 // several row groups, slices with and without nulls, empty and all-null batches.
 func TestWriterDirectMatchesPqarrow(t *testing.T) {
+	skipHeavyUnderRace(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	var recs []arrow.Record
@@ -251,6 +252,7 @@ func TestWriterDirectMatchesPqarrow(t *testing.T) {
 // decision needs them cuts the same row groups (same bytes) and reports the same sizes as
 // compressing every sample at once.
 func TestWriterLazyRatiosMatchEager(t *testing.T) {
+	skipHeavyUnderRace(t)
 	mem := memory.NewGoAllocator()
 	sc := tripsSchema()
 	var recs []arrow.Record
