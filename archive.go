@@ -15,8 +15,9 @@ type ArchiveOptions struct {
 	// DryRun lists the instants that would be archived without touching the table.
 	DryRun bool
 	// Settings take hoodie.* keys: hoodie.keep.min.commits, hoodie.keep.max.commits,
-	// hoodie.commits.archival.batch, hoodie.archive.beyond.savepoint, the cleaner's
-	// retention (which bounds archival) and the compaction trigger of MOR tables.
+	// hoodie.commits.archival.batch (version 6), hoodie.timeline.compaction.batch.size
+	// (versions 8, 9), hoodie.archive.beyond.savepoint, the cleaner's retention (which
+	// bounds archival) and the compaction trigger of MOR tables.
 	Settings map[string]string
 	Logger   *slog.Logger
 }
@@ -24,8 +25,9 @@ type ArchiveOptions struct {
 // ArchiveResult summarizes an archival.
 type ArchiveResult = archive.Result
 
-// Archive moves old instants from the active timeline to the archived timeline
-// (.hoodie/archived) as Hudi 0.14 does (table version 6).
+// Archive moves old instants from the active timeline to the archived timeline: on table
+// version 6 into .hoodie/archived as Hudi 0.14 does, on versions 8 and 9 into the LSM
+// timeline history (.hoodie/timeline/history) as Hudi 1.x does.
 func (t *Table) Archive(ctx context.Context, o ArchiveOptions) (*ArchiveResult, error) {
 	cfg := config.New()
 	warnings, err := cfg.SetAll(o.Settings)
@@ -56,9 +58,9 @@ func (t *Table) archive(ctx context.Context, cfg *config.Config, dryRun bool, lo
 	if err != nil {
 		return res, errors.Join(err, t.reload(ctx)) // part of the archival may have happened
 	}
-	if res.FilesWritten > 0 {
-		// Only a written archive log removes instants from the active timeline; most
-		// commits archive nothing and the handle is still current.
+	if !dryRun && len(res.InstantsArchived) > 0 {
+		// Only an archival that moved instants changes the active timeline; most commits
+		// archive nothing and the handle is still current.
 		return res, t.reload(ctx)
 	}
 	return res, nil

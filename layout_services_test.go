@@ -37,8 +37,8 @@ var layoutTwoFixtures = []struct{ id, key, mutate string }{
 	{"trips-mor-avro/v8_trips_8i3u1d", "uuid", "rider"},
 }
 
-// TestServicesOnSparkTablesLayoutTwo runs savepoint, clean, rollback, restore and clustering on
-// copies of every Spark-written v8/v9 fixture with Parquet base files (merge-on-read ones
+// TestServicesOnSparkTablesLayoutTwo runs savepoint, clean, rollback, restore, clustering and
+// archival on copies of every Spark-written v8/v9 fixture with Parquet base files (merge-on-read ones
 // compacted after the first two upserts, so the cleaner has older file slices to remove;
 // the rolled-back upsert is a deltacommit whose own log files go): after each
 // step the table reads back equal to the model, and every timeline file decodes with our
@@ -142,7 +142,22 @@ func TestServicesOnSparkTablesLayoutTwo(t *testing.T) {
 			tb, _ = hudi.Open(ctx, dir)
 			sameRows(t, "after clustering", readRows(t, tb, tc.key), modelA)
 
-			// 6. the table keeps working: one more upsert.
+			// 6. archive down to two commits: Spark's commits before the savepoint move
+			// into the LSM timeline history; the rows do not change and the archived
+			// timeline reads back.
+			tb, _ = hudi.Open(ctx, dir)
+			ar, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: map[string]string{
+				"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3", "hoodie.cleaner.commits.retained": "1"}})
+			if err != nil || len(ar.InstantsArchived) == 0 || ar.FilesWritten != 1 {
+				t.Fatalf("archive: %+v %v", ar, err)
+			}
+			tb, _ = hudi.Open(ctx, dir)
+			sameRows(t, "after archival", readRows(t, tb, tc.key), modelA)
+			if arch, err := tb.Archived(ctx); err != nil || len(arch) != len(ar.InstantsArchived) {
+				t.Errorf("archived timeline: %d instants (%v), want %d", len(arch), err, len(ar.InstantsArchived))
+			}
+
+			// 7. the table keeps working: one more upsert.
 			model = modelA
 			upsert("d", false)
 			checkLayoutTwoTimeline(t, dir)

@@ -23,8 +23,8 @@ import (
 
 // Until hudi-go writes timeline layout 2 (table versions 8 and 9) for an operation (it
 // writes copy-on-write and merge-on-read tables and compacts them, TestWritesOnSparkTables;
-// it cleans, rolls back, savepoints, restores and clusters them,
-// TestServicesOnSparkTablesLayoutTwo), the
+// it cleans, rolls back, savepoints, restores, clusters and archives them,
+// TestServicesOnSparkTablesLayoutTwo; the metadata table is what remains), the
 // operation is refused on Spark's v8/v9 tables by the table's one layout check
 // (table.CheckLayoutWrites), with an error naming the layout, before anything changes:
 // not even the metadata table is dropped.
@@ -35,8 +35,8 @@ func TestLayoutTwoRefusesWhatItDoesNotWrite(t *testing.T) {
 		fixture string
 		run     func(ctx context.Context, tb *hudi.Table, instant string) error
 	}{
-		{"archive", "cow/v9_txns_simple_meta", func(ctx context.Context, tb *hudi.Table, _ string) error {
-			_, err := tb.Archive(ctx, hudi.ArchiveOptions{})
+		{"metadata table", "cow/v9_txns_simple_meta", func(ctx context.Context, tb *hudi.Table, _ string) error {
+			_, err := tb.Clean(ctx, hudi.CleanOptions{Settings: map[string]string{"hoodie.metadata.enable": "true"}})
 			return err
 		}},
 	}
@@ -114,10 +114,9 @@ func TestWriteTableVersionSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (hoodie.clean.automatic is honoured on version 9 since cleaning follows Hudi 1.x:
-	// TestServicesOnSparkTablesLayoutTwo.)
-	for k, v := range map[string]string{"hoodie.write.table.version": "6", "hoodie.record.merge.mode": "COMMIT_TIME_ORDERING",
-		"hoodie.archive.automatic": "true"} {
+	// (hoodie.clean.automatic and hoodie.archive.automatic are honoured on version 9 since
+	// cleaning and archival follow Hudi 1.x: TestServicesOnSparkTablesLayoutTwo.)
+	for k, v := range map[string]string{"hoodie.write.table.version": "6", "hoodie.record.merge.mode": "COMMIT_TIME_ORDERING"} {
 		_, err := v9.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
 			Settings: map[string]string{k: v, "hoodie.datasource.write.partitions.to.delete": "*"}})
 		if err == nil || !strings.Contains(err.Error(), k) {

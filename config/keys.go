@@ -364,6 +364,8 @@ var (
 		"Archive instants past savepoints (0.12.0).")
 	FailOnTimelineArchiving = key("hoodie.fail.on.timeline.archiving", Bool, Archive, "true",
 		"Fail the write when archiving fails.")
+	TimelineCompactionBatchSize = key("hoodie.timeline.compaction.batch.size", Int, Archive, "10",
+		"Files of one layer of the LSM timeline history (table versions 8 and 9) merged into the next layer at once (1.0.0).")
 )
 
 // §8 Clustering.
@@ -685,6 +687,7 @@ func registered() []Key {
 		// §7
 		KeepMaxCommits, KeepMinCommits, CommitsArchivalBatchSize, AutoArchive, AsyncArchive, ArchiveMergeEnable,
 		ArchiveMergeFilesBatchSize, ArchiveMergeSmallFileLimitBytes, ArchiveBeyondSavepoint, FailOnTimelineArchiving,
+		TimelineCompactionBatchSize,
 		// §8
 		InlineClustering, AsyncClusteringEnable, ScheduleInlineClustering, InlineClusteringMaxCommits,
 		AsyncClusteringMaxCommits, ClusteringPlanStrategyClass, ClusteringExecutionStrategyClass,

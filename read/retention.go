@@ -16,7 +16,10 @@ var ErrCleaned = errors.New("instant is older than the cleaner's retention")
 
 // earliestRetained returns the earliest instant the cleaner keeps fully queryable: the
 // earliestCommitToRetain of the newest completed clean, or of a newer pending clean's
-// plan (an inflight clean may already have deleted files). "" means no limit.
+// plan (an inflight clean may already have deleted files). With no clean on the active
+// timeline, the newest archived clean bounds it: archival moves cleans with the commits
+// before them (on layout 2 every clean older than the last commit archived), and the files
+// that clean deleted stay deleted. "" means no limit.
 func earliestRetained(ctx context.Context, t *table.Table) (spec.InstantTime, spec.InstantTime, error) {
 	ins := t.Timeline.Instants
 	for i := len(ins) - 1; i >= 0; i-- {
@@ -59,6 +62,27 @@ func earliestRetained(ctx context.Context, t *table.Table) (spec.InstantTime, sp
 			// nothing; older cleans' windows are older still.
 			return "", "", nil
 		}
+	}
+	return archivedEarliestRetained(ctx, t)
+}
+
+// archivedEarliestRetained is earliestRetained over the archived timeline: the
+// earliestCommitToRetain of the newest archived clean with metadata.
+func archivedEarliestRetained(ctx context.Context, t *table.Table) (spec.InstantTime, spec.InstantTime, error) {
+	archived, err := t.Archived(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("archived timeline: %w", err)
+	}
+	for i := len(archived) - 1; i >= 0; i-- {
+		a := archived[i]
+		if a.Instant.Action != spec.ActionClean || len(a.Metadata) == 0 {
+			continue
+		}
+		m, err := commitmeta.DecodeClean(a.Metadata)
+		if err != nil {
+			return "", "", fmt.Errorf("archived clean metadata %s: %w", a.Instant.Time, err)
+		}
+		return spec.InstantTime(m.EarliestCommitToRetain), a.Instant.Time, nil
 	}
 	return "", "", nil
 }

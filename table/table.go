@@ -289,6 +289,13 @@ func (t *Table) Archived(ctx context.Context) ([]timeline.ArchivedInstant, error
 	return timeline.LoadArchived(ctx, t.Storage, l, t.Config.get(l.ArchiveFolderKey()), t.Config.TimelinePath())
 }
 
+// ArchiveDir is the folder of the archived timeline relative to the table root (layout 1:
+// .hoodie/<hoodie.archivelog.folder>; layout 2: <timeline folder>/<hoodie.timeline.history.path>).
+func (t *Table) ArchiveDir() string {
+	l := t.Timeline.Layout
+	return l.ArchiveDir(t.Config.get(l.ArchiveFolderKey()), t.Config.TimelinePath())
+}
+
 // List lists the table's partitions and files.
 func (t *Table) List(ctx context.Context) (*fsview.Listing, error) {
 	return fsview.ListPartitions(ctx, t.Storage)

@@ -39,6 +39,7 @@ const (
 	lsmColAction         = "action"
 	lsmColMetadata       = "metadata"
 	lsmColPlan           = "plan"
+	lsmColVersion        = "version"
 )
 
 func loadLSMTimeline(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {

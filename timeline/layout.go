@@ -71,6 +71,10 @@ type Layout interface {
 	// completes them as <T>_<C>.replacecommit; HoodieTimeline.CLUSTERING_ACTION). Both
 	// complete as a replacecommit.
 	ClusteringAction() spec.Action
+	// LSMHistory reports whether archival writes the LSM timeline history (layout 2:
+	// parquet files, manifests and _version_ under timeline/history, WriteLSMFile) rather
+	// than archive log files (layout 1: .hoodie/archived/.commits_.archive.N).
+	LSMHistory() bool
 	// Writes reports whether hudi-go performs op on tables of this layout.
 	Writes(op Operation) bool
 	// String names the layout in messages ("timeline layout 1").
@@ -162,6 +166,7 @@ func (layoutV1) CleanSchemas() (avroschema.Record, avroschema.Record) {
 func (layoutV1) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlan, 1 }
 func (layoutV1) RestoreByCompletion() bool               { return false }
 func (layoutV1) ClusteringAction() spec.Action           { return spec.ActionReplaceCommit }
+func (layoutV1) LSMHistory() bool                        { return false }
 
 func (layoutV1) ArchiveFolderKey() string { return "hoodie.archivelog.folder" }
 
@@ -188,6 +193,7 @@ func (layoutV2) CleanSchemas() (avroschema.Record, avroschema.Record) {
 func (layoutV2) RestorePlan() (avroschema.Record, int32) { return avroschema.RestorePlanV8, 2 }
 func (layoutV2) RestoreByCompletion() bool               { return true }
 func (layoutV2) ClusteringAction() spec.Action           { return spec.ActionClustering }
+func (layoutV2) LSMHistory() bool                        { return true }
 
 func (layoutV2) ArchiveFolderKey() string { return "hoodie.timeline.history.path" }
 
@@ -217,11 +223,11 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 }
 
 // Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2, compacts,
-// clusters and cleans them, rolls back their instants and savepoints and restores them;
-// the other operations are refused until they follow Hudi 1.x.
+// clusters, cleans and archives them, rolls back their instants and savepoints and
+// restores them; the metadata table is refused until it follows Hudi 1.x.
 func (layoutV2) Writes(op Operation) bool {
 	switch op {
-	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClustering, OpClean, OpRollback, OpSavepoint:
+	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClustering, OpClean, OpArchive, OpRollback, OpSavepoint:
 		return true
 	}
 	return false

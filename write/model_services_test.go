@@ -112,7 +112,6 @@ type services struct {
 	retained, keepMin, keepMax int
 	noClean                    bool // cleaning off: archived instants keep their files
 	noCluster                  bool // virtual keys: clustering is refused
-	noArchive                  bool // table version 8/9: archival is refused
 	percent                    int  // chance of a service after each step
 	savepoint                  int  // index in history.instants of the pending savepoint, -1 if none
 	// script, when set, replaces the random choice: after each write the next entry is
@@ -151,8 +150,7 @@ func newServices(c modelConfig) *services {
 		return nil
 	}
 	s := &services{r: r, retained: 2 + r.IntN(3), noClean: r.IntN(4) == 0, percent: 35 + r.IntN(20), savepoint: -1}
-	s.noCluster = c.virtual      // clustering of virtual-key tables is refused
-	s.noArchive = c.version >= 8 // archival into the LSM timeline is not done yet
+	s.noCluster = c.virtual // clustering of virtual-key tables is refused
 	s.keepMin = s.retained + 1 + r.IntN(2)
 	s.keepMax = s.keepMin + 1 + r.IntN(2)
 	return s
@@ -195,9 +193,7 @@ func (s *services) run(t *testing.T, ctx context.Context, mt modelTable, m *mode
 	tbl := mt.open(t, ctx)
 	n := len(h.instants)
 	var ops []string
-	if !s.noArchive {
-		ops = append(ops, "archive")
-	}
+	ops = append(ops, "archive")
 	if !s.noCluster {
 		ops = append(ops, "cluster")
 	}
@@ -352,6 +348,22 @@ func earliestRetained(t *testing.T, ctx context.Context, tbl *hudi.Table) string
 		cm, err := commitmeta.DecodeClean(b)
 		if err != nil {
 			t.Fatalf("clean %s: %v", in.Time, err)
+		}
+		return cm.EarliestCommitToRetain
+	}
+	// No clean on the active timeline: the newest archived one still bounds time travel.
+	archived, err := meta.Archived(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(archived) - 1; i >= 0; i-- {
+		a := archived[i]
+		if a.Instant.Action != spec.ActionClean || len(a.Metadata) == 0 {
+			continue
+		}
+		cm, err := commitmeta.DecodeClean(a.Metadata)
+		if err != nil {
+			t.Fatalf("archived clean %s: %v", a.Instant.Time, err)
 		}
 		return cm.EarliestCommitToRetain
 	}

@@ -117,7 +117,7 @@ type modelConfig struct {
 	// version is the table version created (0: the default, 6). Version 9 tables (timeline
 	// layout 2) merge by the table's merge mode, EVENT_TIME_ORDERING with the precombine
 	// field ts, which is DefaultHoodieRecordPayload's rule: they run with that payload only.
-	// Clustering and archival are not done on layout 2 yet, so their services skip them.
+	// Their services include clustering and archival into the LSM timeline history.
 	version int
 }
 

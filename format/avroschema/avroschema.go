@@ -102,6 +102,13 @@ const (
 	// fixture trips-mor-avro/v8_trips_8i3u1d (tests use it to write metadata-table files
 	// the way Hudi 1.x does).
 	MetadataRecordV8 Record = "v8/HoodieMetadataRecord"
+	// LSMTimelineInstant is one row of the LSM timeline history of table versions 8 and 9
+	// (timeline/history/<min>_<max>_<layer>.parquet): HoodieLSMTimelineInstant.avsc as
+	// Java's generated class prints it (getClassSchema().toString(), with the
+	// avro.java.string marks), which parquet-avro stores as the file's parquet.avro.schema
+	// and turns into the parquet schema. UNVERIFIED against a Java-written history file:
+	// no fixture has one; pinned against apache/hudi's .avsc by TestLayoutTwoSchemasAreHudi1x.
+	LSMTimelineInstant Record = "v8/HoodieLSMTimelineInstant"
 )
 
 // The records nested in HoodieArchivedMetaEntry where the archive writes another revision

@@ -13,7 +13,7 @@ import (
 var all = []Record{CompactionPlan, RequestedReplaceMetadata, RollbackPlan, RollbackMetadata, RestorePlan, RestorePlanV8, RestoreMetadata,
 	CleanerPlan, CleanMetadata, CleanerPlanV8, CleanMetadataV8, SavepointMetadata, DeleteRecordList, MetadataRecord, MetadataRecordV8, ArchivedCommitMetadata, ArchivedReplaceCommitMetadata,
 	ArchivedRequestedReplaceMetadata, ArchivedCleanMetadata, ArchivedCleanerPlan, ArchivedSavepointMetadata,
-	ArchivedCompactionMetadata, ArchivedIndexCommitMetadata}
+	ArchivedCompactionMetadata, ArchivedIndexCommitMetadata, LSMTimelineInstant}
 
 // refersTo names the type each archived record uses from a record before it in
 // HoodieArchivedMetaEntry, where the entry defines it; alone, it does not parse.

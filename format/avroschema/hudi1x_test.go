@@ -18,6 +18,7 @@ var hudi1x = []struct {
 }{
 	{RollbackPlan, "HoodieRollbackPlan.avsc"},
 	{RollbackMetadata, "HoodieRollbackMetadata.avsc"},
+	{LSMTimelineInstant, "HoodieLSMTimelineInstant.avsc"},
 }
 
 // TestLayoutTwoSchemasAreHudi1x: every record hudi-go writes into a layout-2 timeline

@@ -17,14 +17,19 @@ func newArchiveCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "archive TABLE",
 		Short: "Move old instants from the active timeline to the archived timeline",
-		Long: `Archive old instants of a table (table version 6), as Hudi 0.14 does.
+		Long: `Archive old instants of a table (table version 6, 8 or 9), as Hudi 0.14 (version 6)
+and Hudi 1.x (8, 9) do.
 
 Completed commits are archived once there are more than hoodie.keep.max.commits (30) of
 them, oldest first, until hoodie.keep.min.commits (20) remain; nothing at or after the
 oldest pending write, the first savepoint, or a replacecommit the last clean has not
-passed is archived. Completed cleans and rollbacks are bounded the same way. Archived
-instants go to .hoodie/archived/.commits_.archive.<N>_1-0-1 and are then removed from
-.hoodie/; "hudi timeline --archived" lists them. --dry-run lists what would be archived.`,
+passed is archived. Version 6: completed cleans and rollbacks are bounded the same way,
+and archived instants go to .hoodie/archived/.commits_.archive.<N>_1-0-1. Versions 8 and
+9: the cleans and rollbacks older than the last commit archived go with them, into the
+LSM timeline history (.hoodie/timeline/history: <first>_<last>_0.parquet, manifest_<N>,
+_version_; hoodie.timeline.compaction.batch.size files of a layer are merged into the
+next). The instants are then removed from the active timeline; "hudi timeline --archived"
+lists them. --dry-run lists what would be archived.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {

@@ -1,7 +1,8 @@
-// Package archive is the timeline archival table service for table version 6: it moves
+// Package archive is the timeline archival table service. On table version 6 it moves
 // old instants from .hoodie/ into .hoodie/archived/.commits_.archive.<N>_<token>, Hudi
 // log files whose Avro data blocks hold HoodieArchivedMetaEntry records, one record per
-// timeline file (requested, inflight, completed) of each archived instant.
+// timeline file (requested, inflight, completed) of each archived instant. On versions 8
+// and 9 it moves them into the LSM timeline history (lsm.go).
 //
 // Which instants go follows Hudi 0.14's HoodieTimelineArchiver (apache/hudi,
 // hudi-client-common/.../client/HoodieTimelineArchiver.java, the version with
@@ -56,6 +57,14 @@ type Options struct {
 
 	ArchiveBeyondSavepoint bool // hoodie.archive.beyond.savepoint
 
+	// The LSM timeline's settings (layout 2): hoodie.timeline.compaction.batch.size and
+	// the parquet writer's hoodie.parquet.compression.codec and
+	// hoodie.parquet.dictionary.enabled, which Java's LSMTimelineWriter takes from the
+	// write config.
+	TimelineCompactionBatch int
+	Compression             string
+	Dictionary              bool
+
 	CompactTriggerStrategy string // hoodie.compact.inline.trigger.strategy
 	CompactDeltaCommitMax  int    // hoodie.compact.inline.max.delta.commits
 
@@ -71,18 +80,25 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 		return Options{}, err
 	}
 	o := Options{
-		MinCommits:             cfg.Int(config.KeepMinCommits),
-		MaxCommits:             cfg.Int(config.KeepMaxCommits),
-		BatchSize:              cfg.Int(config.CommitsArchivalBatchSize),
-		CleanerPolicy:          cfg.String(config.CleanerPolicy),
-		CleanerCommitsRetained: cfg.Int(config.CleanerCommitsRetained),
-		CleanerHoursRetained:   cfg.Int(config.CleanerHoursRetained),
-		ArchiveBeyondSavepoint: cfg.Bool(config.ArchiveBeyondSavepoint),
-		CompactTriggerStrategy: cfg.String(config.InlineCompactTriggerStrategy),
-		CompactDeltaCommitMax:  cfg.Int(config.InlineCompactNumDeltaCommits),
+		MinCommits:              cfg.Int(config.KeepMinCommits),
+		MaxCommits:              cfg.Int(config.KeepMaxCommits),
+		BatchSize:               cfg.Int(config.CommitsArchivalBatchSize),
+		CleanerPolicy:           cfg.String(config.CleanerPolicy),
+		CleanerCommitsRetained:  cfg.Int(config.CleanerCommitsRetained),
+		CleanerHoursRetained:    cfg.Int(config.CleanerHoursRetained),
+		ArchiveBeyondSavepoint:  cfg.Bool(config.ArchiveBeyondSavepoint),
+		CompactTriggerStrategy:  cfg.String(config.InlineCompactTriggerStrategy),
+		CompactDeltaCommitMax:   cfg.Int(config.InlineCompactNumDeltaCommits),
+		TimelineCompactionBatch: cfg.Int(config.TimelineCompactionBatchSize),
+		Compression:             cfg.String(config.ParquetCompressionCodec),
+		Dictionary:              cfg.Bool(config.ParquetDictionaryEnabled),
 	}
 	if o.BatchSize <= 0 {
 		return Options{}, fmt.Errorf("config: %s=%d must be positive", config.CommitsArchivalBatchSize.Name, o.BatchSize)
+	}
+	// Java's LSMTimelineWriter needs two files to merge; with fewer it would never compact.
+	if o.TimelineCompactionBatch < 2 {
+		return Options{}, fmt.Errorf("config: %s=%d must be at least 2", config.TimelineCompactionBatchSize.Name, o.TimelineCompactionBatch)
 	}
 	return o, nil
 }
@@ -143,10 +159,13 @@ func PlanArchive(ctx context.Context, t *table.Table, o Options) (*Plan, error) 
 	if err := t.CheckLayoutWrites(timeline.OpArchive); err != nil {
 		return nil, err
 	}
+	if t.Timeline.Layout.LSMHistory() {
+		return planLSM(ctx, t, o)
+	}
 	p := &Plan{}
 	tl := t.Timeline
 	commits := tl.Filter(func(in timeline.Instant) bool { return in.IsCompleted() && in.Action.IsDataAction() })
-	p.MinToKeep, p.MaxToKeep = minMaxToKeep(commits, o)
+	p.MinToKeep, p.MaxToKeep = minMaxToKeepBy(commits, o, 1)
 
 	var out []timeline.Instant
 	for _, a := range []spec.Action{spec.ActionClean, spec.ActionRollback} {
@@ -198,11 +217,12 @@ func boundByMetadataTable(ctx context.Context, t *table.Table, cs []timeline.Ins
 	return out, nil
 }
 
-// minMaxToKeep is ArchivalUtils.getMinAndMaxInstantsToKeep: when the cleaner retains more
+// minMaxToKeepBy is ArchivalUtils.getMinAndMaxInstantsToKeep: when the cleaner retains more
 // commits than keep.min would leave, both bounds move up so archival never overtakes the
-// cleaner. With keep.min > cleaner.commits.retained (enforced by OptionsFromConfig) this
-// only changes anything for KEEP_LATEST_BY_HOURS.
-func minMaxToKeep(commits []timeline.Instant, o Options) (int, int) {
+// cleaner, to the commits after the cleaner's earliest commit to retain plus extra (1 as
+// 0.14's HUDI-6370 did, 2 in Hudi 1.x). With keep.min > cleaner.commits.retained
+// (enforced by OptionsFromConfig) this only changes anything for KEEP_LATEST_BY_HOURS.
+func minMaxToKeepBy(commits []timeline.Instant, o Options, extra int) (int, int) {
 	minKeep, maxKeep := o.MinCommits, o.MaxCommits
 	ectr, ok := cleanerEarliestCommitToRetain(commits, o)
 	if !ok {
@@ -216,7 +236,7 @@ func minMaxToKeep(commits []timeline.Instant, o Options) (int, int) {
 	}
 	// 0.14's HUDI-6370 counted the commits after the retained one plus one (later
 	// releases add two); UNVERIFIED which one 0.14.1 shipped.
-	if byCleaning := after + 1; minKeep < byCleaning {
+	if byCleaning := after + extra; minKeep < byCleaning {
 		o.Logger.Warn("archival bounds are more aggressive than the cleaner's retention; raising them",
 			"earliest_commit_to_retain", ectr, "hoodie.keep.min.commits", byCleaning,
 			"hoodie.keep.max.commits", byCleaning+maxKeep-minKeep)
@@ -496,6 +516,9 @@ func Execute(ctx context.Context, t *table.Table, p *Plan, o Options) (*Result, 
 	}
 	if err := commit.CheckNoPendingRestore(ctx, t.Storage, t.Timeline, "archive"); err != nil {
 		return nil, err
+	}
+	if t.Timeline.Layout.LSMHistory() {
+		return res, executeLSM(ctx, t, p, o, res)
 	}
 	content, err := EncodeEntries(ctx, t.Storage, p.Instants, o.BatchSize)
 	if err != nil {
