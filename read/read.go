@@ -133,7 +133,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
-		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
+		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files): %w", t.Config.Name(), f, spec.ErrUnsupported)
 	}
 	if opts.CDC {
 		if opts.Incremental {
@@ -517,6 +517,33 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 
 // readSlice reads one slice, filters and projects its batches, and sends them on.
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
+	return s.eachSliceBatch(ctx, sl, func(res arrow.Record) error {
+		select {
+		case out <- res:
+			return nil
+		case <-ctx.Done():
+			res.Release()
+			return ctx.Err()
+		}
+	})
+}
+
+// ReadSlice reads one of the scan's slices on the calling goroutine, filtered and
+// projected as Run reads it, and calls emit with each batch (released after emit
+// returns). A caller that needs to know which slice a row comes from — the metadata
+// table's record index, keyed by file group — reads slice by slice.
+func (s *Scan) ReadSlice(ctx context.Context, sl fsview.FileSlice, emit func(arrow.Record) error) error {
+	if s.empty {
+		return nil
+	}
+	return s.eachSliceBatch(ctx, sl, func(res arrow.Record) error {
+		defer res.Release()
+		return emit(res)
+	})
+}
+
+// eachSliceBatch reads one slice and hands each finished batch to send, which owns it.
+func (s *Scan) eachSliceBatch(ctx context.Context, sl fsview.FileSlice, send func(arrow.Record) error) error {
 	if s.skipByKey(ctx, sl) {
 		return nil
 	}
@@ -538,13 +565,7 @@ func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- ar
 		if res == nil {
 			return nil
 		}
-		select {
-		case out <- res:
-			return nil
-		case <-ctx.Done():
-			res.Release()
-			return ctx.Err()
-		}
+		return send(res)
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("read file group %s/%s: %w", sl.Partition, sl.FileID, table.MissingFile(err))
