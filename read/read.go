@@ -59,8 +59,12 @@ type Options struct {
 	// NoMetadata plans from a listing of storage even when the table's metadata table
 	// could be planned from (hoodie.metadata.enable=false on the read; table.Files).
 	NoMetadata bool
-	Mem        memory.Allocator
-	Logger     *slog.Logger
+	// Pending is an instant still in flight whose log blocks are read as committed: the
+	// metadata writer reads what a write leaves in a file group before the write
+	// completes (ReadSlice on a slice with the write's new log file).
+	Pending spec.InstantTime
+	Mem     memory.Allocator
+	Logger  *slog.Logger
 }
 
 // files is how the query lists the table's files.
@@ -267,6 +271,10 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		ordering = full.Field(schema.FieldIndex(full, of[0])).Name
 	}
 	vis := fsview.NewVisibility(t.Timeline, asOf)
+	committed := vis.Committed
+	if p := opts.Pending; p != "" {
+		committed = func(ts spec.InstantTime) bool { return ts == p || vis.Committed(ts) }
+	}
 	s.fgOpts = filegroup.Options{
 		Schema:              full,
 		Columns:             s.readCols,
@@ -274,7 +282,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		MetaFieldsPopulated: t.Config.PopulateMetaFields(),
 		OrderingField:       ordering,
 		Rules:               rules,
-		Committed:           vis.Committed,
+		Committed:           committed,
 		BaseOnly:            opts.ReadOptimized,
 		BatchSize:           opts.BatchSize,
 		Mem:                 opts.Mem,

@@ -272,6 +272,16 @@ func (w *Writer) recordIndexUpdates(ctx context.Context, cfg *table.Config, inst
 		fileID    spec.FileID
 	}
 	logData := map[string]logKey{}
+	// Delete-block keys per file group, with the log file: whether such a key leaves the
+	// group is the merge's to say (a delete whose ordering value loses to the stored
+	// record's under event-time ordering deletes nothing).
+	type logDeletes struct {
+		partition string
+		fileID    spec.FileID
+		log       fsview.LogFile
+		keys      []string
+	}
+	var logDels []logDeletes
 	put := func(k, partition string, id spec.FileID) error {
 		r, err := mdt.NewRecordIndexEntry(k, partition, id, millis, mdt.FileIDEncodingUUID)
 		if err != nil {
@@ -321,13 +331,16 @@ func (w *Writer) recordIndexUpdates(ctx context.Context, cfg *table.Config, inst
 				}
 				continue
 			}
-			if _, ok := spec.ParseLogFileName(name); ok {
+			if ln, ok := spec.ParseLogFileName(name); ok {
 				data, dels, err := logFileKeys(ctx, w.st, st.Path, instant)
 				if err != nil {
 					return nil, err
 				}
 				for _, k := range dels {
 					deleted[k] = true
+				}
+				if len(dels) > 0 {
+					logDels = append(logDels, logDeletes{partition, id, fsview.LogFile{Name: ln, Path: st.Path, Size: st.FileSizeInBytes}, dels})
 				}
 				for _, k := range data {
 					logData[k] = logKey{partition, id}
@@ -362,6 +375,47 @@ func (w *Writer) recordIndexUpdates(ctx context.Context, cfg *table.Config, inst
 			}
 		}
 	}
+	// scan reads merged file slices' keys, the instant's own log blocks included.
+	var scan *read.Scan
+	sliceKeys := func(sl fsview.FileSlice) (map[string]bool, error) {
+		if scan == nil {
+			if scan, err = read.Plan(ctx, t, read.Options{Columns: []string{schema.MetaFields[2]}, Pending: instant}); err != nil {
+				return nil, fmt.Errorf("plan the file groups the instant changed: %w", err)
+			}
+		}
+		live := map[string]bool{}
+		err := scan.ReadSlice(ctx, sl, func(rec arrow.Record) error {
+			col := rec.Column(0).(*array.String)
+			for i := 0; i < col.Len(); i++ {
+				live[col.Value(i)] = true
+			}
+			return nil
+		})
+		return live, err
+	}
+	if len(logDels) > 0 {
+		// Read each such group as it will be once the instant completes: its latest slice
+		// with the new log file. A deleted key it still holds stays indexed.
+		for _, ld := range logDels {
+			sl, ok, err := previous(ld.partition, ld.fileID)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || sl.BaseInstant != ld.log.Name.Instant {
+				continue // a log on a new slice (a pending compaction's): its deletes stand
+			}
+			sl.Logs = append(append([]fsview.LogFile(nil), sl.Logs...), ld.log)
+			live, err := sliceKeys(sl)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range ld.keys {
+				if live[k] {
+					delete(deleted, k)
+				}
+			}
+		}
+	}
 	switch op {
 	case "INSERT_OVERWRITE", "INSERT_OVERWRITE_TABLE", "DELETE_PARTITION":
 		for _, partition := range sortedKeys(meta.PartitionToReplaceFileIDs) {
@@ -370,14 +424,18 @@ func (w *Writer) recordIndexUpdates(ctx context.Context, cfg *table.Config, inst
 				if err != nil {
 					return nil, err
 				}
-				if !ok || sl.Base == nil {
+				if !ok {
 					continue
 				}
-				keys, err := baseFileKeys(ctx, w.st, sl.Base.Path)
+				// The group's merged keys: Java reads the latest base files
+				// (getRecordIndexReplacedRecords), whose keys a log deleted or moved away
+				// on merge-on-read are not the group's any more (hudi-go's choice: those
+				// keys live elsewhere and stay indexed there).
+				keys, err := sliceKeys(sl)
 				if err != nil {
 					return nil, err
 				}
-				for _, k := range keys {
+				for k := range keys {
 					deleted[k] = true
 				}
 			}

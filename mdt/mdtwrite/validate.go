@@ -22,9 +22,10 @@ type Validation struct {
 	FileGroups int `json:"file_groups"`
 	FileSlices int `json:"file_slices"`
 	Files      int `json:"files"`
-	// RecordIndexKeys counts the snapshot's keys compared with the record index (when
-	// hoodie.properties lists record_index).
-	RecordIndexKeys int `json:"record_index_keys,omitempty"`
+	// RecordIndex: hoodie.properties lists record_index, and RecordIndexKeys counts the
+	// snapshot's keys compared with it.
+	RecordIndex     bool `json:"record_index,omitempty"`
+	RecordIndexKeys int  `json:"record_index_keys,omitempty"`
 	// RecordIndexSkipped says why the record index was not compared (a snapshot hudi-go
 	// cannot read).
 	RecordIndexSkipped string   `json:"record_index_skipped,omitempty"`
@@ -152,7 +153,7 @@ func validateRecordIndex(ctx context.Context, t *table.Table, m *mdt.Table, v *V
 	if err != nil {
 		return err
 	}
-	v.RecordIndexKeys = len(want)
+	v.RecordIndex, v.RecordIndexKeys = true, len(want)
 	var wrong, missing, extra int
 	report := func(n *int, format string, a ...any) {
 		if *n < maxKeyDifferences {
