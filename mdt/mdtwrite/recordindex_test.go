@@ -23,6 +23,12 @@ var withRecordIndex = map[string]string{"hoodie.metadata.record.index.enable": "
 // writeRows writes rows uuid→city with operation op.
 func writeRows(t *testing.T, tb *hudi.Table, op string, ts int64, rows [][2]string, settings map[string]string) {
 	t.Helper()
+	if err := writeRowsErr(tb, op, ts, rows, settings); err != nil {
+		t.Fatalf("%s: %v", op, err)
+	}
+}
+
+func writeRowsErr(tb *hudi.Table, op string, ts int64, rows [][2]string, settings map[string]string) error {
 	s := arrow.NewSchema([]arrow.Field{{Name: "uuid", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "ts", Type: arrow.PrimitiveTypes.Int64, Nullable: true}, {Name: "fare", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
@@ -36,9 +42,8 @@ func writeRows(t *testing.T, tb *hudi.Table, op string, ts int64, rows [][2]stri
 	}
 	rec := rb.NewRecord()
 	defer rec.Release()
-	if _, err := tb.Write(context.Background(), []arrow.Record{rec}, hudi.WriteOptions{Operation: op, Settings: settings}); err != nil {
-		t.Fatalf("%s: %v", op, err)
-	}
+	_, err := tb.Write(context.Background(), []arrow.Record{rec}, hudi.WriteOptions{Operation: op, Settings: settings})
+	return err
 }
 
 func metadataPartitions(t *testing.T, dir string) string {
