@@ -69,6 +69,7 @@ func wantRows(t *testing.T, dir, when string, want map[string]string) {
 func TestRecordIndexTagsWrites(t *testing.T) {
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
 			tb, dir := tripsTable(t, typ, 0, nil)
 			rli := map[string]string{"hoodie.index.type": "RECORD_INDEX", "hoodie.metadata.record.index.enable": "true"}
 			writeRows(t, tb, "upsert", 1, [][2]string{{"k1", "sf"}, {"k2", "sf"}, {"k3", "la"}}, rli)

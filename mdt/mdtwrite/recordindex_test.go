@@ -66,6 +66,7 @@ func metadataPartitions(t *testing.T, dir string) string {
 func TestRecordIndexKeptByWrites(t *testing.T) {
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			tb, dir := tripsTable(t, typ, 0, nil)
 			settings := map[string]string{"hoodie.metadata.record.index.enable": "true", "hoodie.index.type": "GLOBAL_SIMPLE",
@@ -119,6 +120,7 @@ func TestRecordIndexKeptByWrites(t *testing.T) {
 func TestRecordIndexBuiltOnExistingTable(t *testing.T) {
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
 			tb, dir := tripsTable(t, typ, 0, nil)
 			writeRows(t, tb, "upsert", 1, [][2]string{{"k1", "sf"}, {"k2", "sf"}, {"k3", "la"}, {"k4", "nyc"}}, nil)
 			writeRows(t, tb, "upsert", 2, [][2]string{{"k2", "sf"}, {"k5", "la"}}, nil)
