@@ -449,6 +449,10 @@ var (
 		"Minimum record-index file groups (0.14.0).")
 	RecordIndexMaxFileGroupCount = key("hoodie.metadata.record.index.max.filegroup.count", Int, Metadata, "10000",
 		"Maximum record-index file groups (0.14.0).")
+	RecordIndexGrowthFactor = key("hoodie.metadata.record.index.growth.factor", Double, Metadata, "2.0",
+		"The record count is multiplied by it when the record index's file groups are counted (0.14.0).")
+	RecordIndexMaxFileGroupSize = key("hoodie.metadata.record.index.max.filegroup.size", Int, Metadata, "1073741824",
+		"Maximum bytes of one record-index file group, for counting its file groups (0.14.0).")
 	EnableDataSkipping = key("hoodie.enable.data.skipping", Bool, Read, "false",
 		"Readers use metadata-table indexes to skip files.")
 )
@@ -701,7 +705,7 @@ func registered() []Key {
 		MetadataEnable, MetadataIndexBloomFilterEnable, MetadataIndexColumnStatsEnable, RecordIndexEnable,
 		MetadataCompactDeltaCommits, MetadataAutoInitialize, MetadataIndexAsync, MetadataMaxLogFileSize,
 		MetadataMaxDeltaCommitsWhenPending, RecordIndexMinFileGroupCount, RecordIndexMaxFileGroupCount,
-		EnableDataSkipping,
+		RecordIndexGrowthFactor, RecordIndexMaxFileGroupSize, EnableDataSkipping,
 		// §10
 		MarkersType, EmbeddedTimelineServerEnable, MarkersTimelineServerBatchIntervalMs,
 		MarkersTimelineServerBatchNumThreads, MarkersDeleteParallelism, RollbackUsingMarkers,

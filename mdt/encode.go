@@ -76,14 +76,11 @@ func (e *Encoder) Encode(r *Record) ([]byte, error) {
 		if ri == nil {
 			return nil, fmt.Errorf("metadata record %q: record_index entry without recordIndexMetadata", r.Key)
 		}
-		v := map[string]any{"partitionName": ri.PartitionName, "fileIdHighBits": nil, "fileIdLowBits": nil, "fileIndex": nil,
-			"fileId": nil, "instantTime": ri.InstantTime, "fileIdEncoding": ri.FileIDEncoding}
-		if ri.FileIDEncoding == 0 {
-			v["fileIdHighBits"], v["fileIdLowBits"], v["fileIndex"] = ri.FileIDHighBits, ri.FileIDLowBits, ri.FileIndex
-		} else {
-			v["fileId"] = ri.FileID
-		}
-		m["recordIndexMetadata"] = v
+		// Java sets every field (HoodieMetadataPayload.createRecordIndexUpdate): with the UUID
+		// encoding fileId is "", with the raw one the UUID fields are -1 (NewRecordIndexEntry).
+		m["recordIndexMetadata"] = map[string]any{"partitionName": ri.PartitionName, "fileIdHighBits": ri.FileIDHighBits,
+			"fileIdLowBits": ri.FileIDLowBits, "fileIndex": ri.FileIndex, "fileId": ri.FileID, "instantTime": ri.InstantTime,
+			"fileIdEncoding": ri.FileIDEncoding}
 	default:
 		return nil, fmt.Errorf("metadata record %q: writing type %d is not supported", r.Key, r.Type)
 	}

@@ -59,8 +59,12 @@ type Options struct {
 	// NoMetadata plans from a listing of storage even when the table's metadata table
 	// could be planned from (hoodie.metadata.enable=false on the read; table.Files).
 	NoMetadata bool
-	Mem        memory.Allocator
-	Logger     *slog.Logger
+	// Pending is an instant still in flight whose log blocks are read as committed: the
+	// metadata writer reads what a write leaves in a file group before the write
+	// completes (ReadSlice on a slice with the write's new log file).
+	Pending spec.InstantTime
+	Mem     memory.Allocator
+	Logger  *slog.Logger
 }
 
 // files is how the query lists the table's files.
@@ -133,7 +137,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 	}
 	s := &Scan{t: t, opts: opts, keyCounters: &keyPruneCounters{}}
 	if f := t.Config.BaseFileFormat(); f != "PARQUET" {
-		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files)", t.Config.Name(), f)
+		return nil, fmt.Errorf("table %s: base file format %s is not supported (hudi-go reads Parquet base files): %w", t.Config.Name(), f, spec.ErrUnsupported)
 	}
 	if opts.CDC {
 		if opts.Incremental {
@@ -267,6 +271,10 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		ordering = full.Field(schema.FieldIndex(full, of[0])).Name
 	}
 	vis := fsview.NewVisibility(t.Timeline, asOf)
+	committed := vis.Committed
+	if p := opts.Pending; p != "" {
+		committed = func(ts spec.InstantTime) bool { return ts == p || vis.Committed(ts) }
+	}
 	s.fgOpts = filegroup.Options{
 		Schema:              full,
 		Columns:             s.readCols,
@@ -274,7 +282,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		MetaFieldsPopulated: t.Config.PopulateMetaFields(),
 		OrderingField:       ordering,
 		Rules:               rules,
-		Committed:           vis.Committed,
+		Committed:           committed,
 		BaseOnly:            opts.ReadOptimized,
 		BatchSize:           opts.BatchSize,
 		Mem:                 opts.Mem,
@@ -517,6 +525,33 @@ func (s *Scan) Run(ctx context.Context, emit func(arrow.Record) error) error {
 
 // readSlice reads one slice, filters and projects its batches, and sends them on.
 func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- arrow.Record) error {
+	return s.eachSliceBatch(ctx, sl, func(res arrow.Record) error {
+		select {
+		case out <- res:
+			return nil
+		case <-ctx.Done():
+			res.Release()
+			return ctx.Err()
+		}
+	})
+}
+
+// ReadSlice reads one of the scan's slices on the calling goroutine, filtered and
+// projected as Run reads it, and calls emit with each batch (released after emit
+// returns). A caller that needs to know which slice a row comes from — the metadata
+// table's record index, keyed by file group — reads slice by slice.
+func (s *Scan) ReadSlice(ctx context.Context, sl fsview.FileSlice, emit func(arrow.Record) error) error {
+	if s.empty {
+		return nil
+	}
+	return s.eachSliceBatch(ctx, sl, func(res arrow.Record) error {
+		defer res.Release()
+		return emit(res)
+	})
+}
+
+// eachSliceBatch reads one slice and hands each finished batch to send, which owns it.
+func (s *Scan) eachSliceBatch(ctx context.Context, sl fsview.FileSlice, send func(arrow.Record) error) error {
 	if s.skipByKey(ctx, sl) {
 		return nil
 	}
@@ -538,13 +573,7 @@ func (s *Scan) readSlice(ctx context.Context, sl fsview.FileSlice, out chan<- ar
 		if res == nil {
 			return nil
 		}
-		select {
-		case out <- res:
-			return nil
-		case <-ctx.Done():
-			res.Release()
-			return ctx.Err()
-		}
+		return send(res)
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("read file group %s/%s: %w", sl.Partition, sl.FileID, table.MissingFile(err))

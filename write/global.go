@@ -51,6 +51,7 @@ import (
 	"github.com/hudi-go/hudi/fsview"
 	"github.com/hudi-go/hudi/merge"
 	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/write/index"
 )
 
 // storedAt is where a stored record of a key lives, with its ordering value (set when the
@@ -130,6 +131,12 @@ func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string]
 		orderingCol = w.ordering
 	}
 	files := candidateFiles(w.view, recs, true)
+	if w.o.index.Type() == index.TypeRecordIndex && !w.o.recordIndexFallback {
+		var err error
+		if files, err = w.recordIndexCandidates(ctx, recs); err != nil {
+			return nil, err
+		}
+	}
 	pos := make(map[*fsview.FileSlice]int, len(files))
 	for i, sl := range files {
 		pos[sl] = i

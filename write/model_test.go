@@ -114,6 +114,10 @@ type modelConfig struct {
 	// settings are added to every write's (TestModelOnObjectStores: the metadata table's compaction
 	// interval).
 	settings map[string]string
+	// recordIndex: hoodie.metadata.record.index.enable=true; every verification also
+	// validates the metadata table (files and record_index against a listing and the
+	// snapshot's keys).
+	recordIndex bool
 	// version is the table version created (0: the default, 6). Version 9 tables (timeline
 	// layout 2) merge by the table's merge mode, EVENT_TIME_ORDERING with the precombine
 	// field ts, which is DefaultHoodieRecordPayload's rule: they run with that payload only.
@@ -683,6 +687,8 @@ func TestModel(t *testing.T) {
 	t.Logf("HUDI_MODEL_SEED=%d", seed)
 	indexes := []string{"SIMPLE", "BLOOM", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "INMEMORY", "mor/SIMPLE", "mor/BLOOM", "mor/INMEMORY",
 		"mor/GLOBAL_SIMPLE", "mor/GLOBAL_BLOOM", "vk/SIMPLE", "vk/GLOBAL_SIMPLE", "mor/vk/SIMPLE",
+		// The record index (metadata table's record_index), validated after every step.
+		"RECORD_INDEX", "mor/RECORD_INDEX",
 		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE",
 		// Table version 9 (Hudi 1.x, timeline layout 2), services included (newServices).
 		"v9/SIMPLE", "v9/GLOBAL_BLOOM", "v9/mor/BLOOM"}
@@ -708,16 +714,27 @@ func TestModel(t *testing.T) {
 				parted = hivePartitioned
 			}
 			n++
-			for _, part := range []partitioning{parted, nonPartitioned} {
+			parts := []partitioning{parted, nonPartitioned}
+			rli := idx == "RECORD_INDEX"
+			if rli {
+				parts = parts[:1] // CI cost: partitioned only (a non-partitioned table moves no key)
+			}
+			for _, part := range parts {
 				c := modelConfig{index: idx, payload: payload, part: part,
-					globalIdx: strings.HasPrefix(idx, "GLOBAL_"), mor: mor, virtual: virtual, drop: drop, version: version}
+					globalIdx: strings.HasPrefix(idx, "GLOBAL_") || rli, mor: mor, virtual: virtual, drop: drop, version: version}
+				if rli {
+					// The model moves keys across partitions (update.partition.path=true),
+					// RECORD_INDEX's default is false.
+					c.recordIndex = true
+					c.settings = map[string]string{"hoodie.metadata.record.index.enable": "true", "hoodie.record.index.update.partition.path": "true"}
+				}
 				h := fnv.New64a()
 				h.Write([]byte(c.name()))
 				c.seed = seed ^ h.Sum64()
 				r := rand.New(rand.NewPCG(c.seed, 1))
 				c.steps = 8 + r.IntN(8)
-				if testing.Short() {
-					c.steps = 5
+				if testing.Short() || c.recordIndex {
+					c.steps = 5 // the record index configurations validate the metadata table every step
 				}
 				if steps > 0 {
 					c.steps = steps
@@ -983,6 +1000,18 @@ func verify(t *testing.T, ctx context.Context, mt modelTable, m *model, h *histo
 	instants, states := h.instants, h.states
 	last := len(instants) - 1
 	compare(t, m, fmt.Sprintf("%s: snapshot", desc), scanRows(t, ctx, tbl, hudi.ScanOptions{}), m.canonAll(m.rows, nil))
+	if m.cfg.recordIndex {
+		v, err := tbl.MetadataValidate(ctx)
+		if err != nil {
+			t.Fatalf("%s: metadata validate: %v", desc, err)
+		}
+		// A restore drops the metadata table; until a write with the setting rebuilds it
+		// the table has none, or one without record_index (docs/design/metadata-table.md).
+		if !v.OK() || (v.RecordIndex && v.RecordIndexKeys != len(m.rows)) {
+			t.Errorf("%s: the metadata table differs (%d record index keys, the model has %d rows):\n%s", desc, v.RecordIndexKeys, len(m.rows),
+				strings.Join(v.Differences, "\n"))
+		}
+	}
 	if m.cfg.mor {
 		// Read-optimized = latest base files only: the model's base records. Every
 		// snapshot key has a base record in its partition (inserts always create base

@@ -164,6 +164,9 @@ type Options struct {
 	TimelineZone *time.Location
 	Now          func() time.Time
 	Logger       *slog.Logger
+	// RecordIndexEnable is hoodie.metadata.record.index.enable: the metadata writer
+	// (Metadata) builds the record_index partition the RECORD_INDEX index reads.
+	RecordIndexEnable bool
 	// UpdatePartitionPath is hoodie.bloom.index.update.partition.path (GLOBAL_BLOOM) or
 	// hoodie.simple.index.update.partition.path (GLOBAL_SIMPLE): nil means Java 0.14's
 	// default, true — a key arriving with a new partition moves there.
@@ -189,6 +192,10 @@ type Options struct {
 	// index is the write's index, chosen once by openForWrite from IndexType and the
 	// bucket settings above.
 	index index.Index
+	// recordIndexFallback: hoodie.index.type=RECORD_INDEX on a table whose record index is
+	// not built yet (an instant was pending when the write opened the table): keys are
+	// looked up as GLOBAL_SIMPLE, as Java's SparkMetadataTableRecordIndex falls back.
+	recordIndexFallback bool
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -296,6 +303,7 @@ func OptionsFromConfig(cfg *config.Config, op Operation) Options {
 	o := Options{
 		Operation:                op,
 		IndexType:                index.Type(cfg.String(config.IndexType)),
+		RecordIndexEnable:        cfg.Bool(config.RecordIndexEnable),
 		PayloadClass:             cfg.String(config.PayloadClass),
 		SmallFileLimit:           cfg.Long(config.ParquetSmallFileLimit),
 		SmallFileGroupCandidates: func() *int { n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit); return &n }(),

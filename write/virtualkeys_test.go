@@ -204,14 +204,15 @@ func TestVirtualKeyIndexTypes(t *testing.T) {
 	}
 }
 
-// TestUnsupportedIndexTypes: HBASE, FLINK_STATE and RECORD_INDEX keep record locations
-// outside the table's files (HBase, Flink's state, the metadata table's record_index
-// partition, which hudi-go does not write). A write with one of them is refused before it
+// TestUnsupportedIndexTypes: HBASE and FLINK_STATE keep record locations outside the
+// table's files (HBase, Flink's state). A write with one of them is refused before it
 // starts, on tables with and without meta fields, and commits nothing. Before, such a
 // write looked keys up as SIMPLE and committed: the setting was accepted and ignored.
+// (RECORD_INDEX is served by the metadata table's record_index partition: mdt/mdtwrite's
+// TestRecordIndexTagsWrites and TestRecordIndexRefusedWithoutTheIndex.)
 func TestUnsupportedIndexTypes(t *testing.T) {
 	ctx := context.Background()
-	for _, index := range []string{"HBASE", "FLINK_STATE", "RECORD_INDEX", "record_index"} {
+	for _, index := range []string{"HBASE", "FLINK_STATE", "flink_state"} {
 		for _, tc := range []struct {
 			name     string
 			settings map[string]string

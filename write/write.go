@@ -249,6 +249,9 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 			return nil, o, nil, release, err
 		}
 	}
+	if err := checkRecordIndex(t, o); err != nil {
+		return nil, o, nil, release, err
+	}
 	if t, err = t.PrepareChangeFor(ctx, o.Now(), o.Logger, o.Metadata); err != nil {
 		return nil, o, nil, release, err
 	}
@@ -256,6 +259,11 @@ func openForWrite(ctx context.Context, t *table.Table, o Options) (_ *table.Tabl
 		if t, err = t.Reopen(ctx); err != nil {
 			return nil, o, nil, release, err
 		}
+	}
+	if o.index.Type() == index.TypeRecordIndex && !hasRecordIndex(t) {
+		o.recordIndexFallback = true
+		o.Logger.Warn("the record index is not built yet (an instant is pending on the table): looking keys up as GLOBAL_SIMPLE, as Java falls back",
+			"table", t.Config.Name())
 	}
 	return t, o, res, release, nil
 }

@@ -100,6 +100,12 @@ timeline and file groups, and how many files it lists.`,
 					for _, d := range v.Differences {
 						fmt.Fprintln(e.stdout, d)
 					}
+					switch {
+					case v.RecordIndexSkipped != "":
+						fmt.Fprintf(e.stdout, "record_index: not compared (%s)\n", v.RecordIndexSkipped)
+					case v.RecordIndexKeys > 0:
+						fmt.Fprintf(e.stdout, "record_index: compared %d keys of the snapshot\n", v.RecordIndexKeys)
+					}
 					fmt.Fprintf(e.stdout, "compared %d partitions, %d file groups, %d file slices, %d files: %d differences\n",
 						v.Partitions, v.FileGroups, v.FileSlices, v.Files, len(v.Differences))
 				}

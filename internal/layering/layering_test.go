@@ -64,8 +64,9 @@ var sameLayer = map[string][]string{
 	"services/clustering":     {"write"},
 	"internal/cli":            {},
 	// The metadata table's writer runs the clean, compaction-plan and archival code on the
-	// metadata table itself.
-	"mdt/mdtwrite": {"services/clean", "services/archive", "services/compaction"},
+	// metadata table itself, and reads the data table's snapshot (read) for the record
+	// index's keys.
+	"mdt/mdtwrite": {"services/clean", "services/archive", "services/compaction", "read"},
 	"cmd/hudi":     {"internal/cli"},
 	"sql":          {"sql/parser", "hudi"}, // the engine runs over the facade
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/hudi-go/hudi/commit"
@@ -49,6 +50,11 @@ func (w *Writer) Prepare(ctx context.Context, t *table.Table) (*table.Table, err
 		tl, err := timeline.Load(ctx, w.mst, t.Version, "")
 		switch {
 		case err == nil && len(tl.Completed()) > 0:
+			if w.o.RecordIndex && !hasPartition(cfg, mdt.PartitionRecordIndex) {
+				if t, err = w.addRecordIndex(ctx, t); err != nil {
+					return nil, err
+				}
+			}
 			if w.o.Services {
 				if err := w.tableServices(ctx, t); err != nil {
 					return nil, err
@@ -109,20 +115,47 @@ func (w *Writer) bootstrap(ctx context.Context, t *table.Table) (*table.Table, e
 	if err := w.createTable(ctx, t); err != nil {
 		return nil, err
 	}
-	if err := w.initFileGroup(ctx, instant); err != nil {
+	if err := w.initFileGroups(ctx, mdt.PartitionFiles, 1, instant); err != nil {
 		return nil, err
 	}
-	if err := w.bulkCommit(ctx, t.Version, instant, recs); err != nil {
+	if err := w.bulkCommit(ctx, t.Version, instant, mdt.PartitionFiles, recs, 1); err != nil {
 		return nil, err
 	}
-	if err := t.UpdateProperties(ctx, func(p *props.Properties) {
-		p.Set(table.KeyMetadataPartitions, mdt.PartitionFiles)
-		p.Set(table.KeyMetadataPartitionsInflight, "")
-	}, w.o.Now()); err != nil {
-		return nil, fmt.Errorf("metadata table: %w", err)
+	if err := w.setPartitionAvailable(ctx, t, mdt.PartitionFiles); err != nil {
+		return nil, err
 	}
 	w.o.Logger.Debug("built the metadata table", "table", t.Config.Name(), "instant", instant, "partitions", len(recs)-1, "files", nfiles)
-	return t.Reopen(ctx)
+	if t, err = t.Reopen(ctx); err != nil {
+		return nil, err
+	}
+	if w.o.RecordIndex {
+		return w.addRecordIndex(ctx, t)
+	}
+	return t, nil
+}
+
+// setPartitionAvailable lists partition in hoodie.table.metadata.partitions (sorted, as
+// the Spark fixtures list theirs): readers and writers then use it
+// (HoodieTableConfig.setMetadataPartitionState).
+func (w *Writer) setPartitionAvailable(ctx context.Context, t *table.Table, partition string) error {
+	cfg, err := table.LoadConfig(ctx, w.st)
+	if err != nil {
+		return err
+	}
+	list := []string{partition}
+	for _, p := range cfg.MetadataPartitions() {
+		if p != partition {
+			list = append(list, p)
+		}
+	}
+	sort.Strings(list)
+	if err := t.UpdateProperties(ctx, func(p *props.Properties) {
+		p.Set(table.KeyMetadataPartitions, strings.Join(list, ","))
+		p.Set(table.KeyMetadataPartitionsInflight, "")
+	}, w.o.Now()); err != nil {
+		return fmt.Errorf("metadata table: %w", err)
+	}
+	return nil
 }
 
 // listForBootstrap lists the data table's partitions and their data files written at or
@@ -207,12 +240,16 @@ func fileGroupID(partition string, index int) spec.FileID {
 	return spec.FileID(fmt.Sprintf("%s-%04d-0", strings.ReplaceAll(partition, "_", "-"), index))
 }
 
-// initFileGroup starts the files partition's single file group as Java's
-// initializeFileGroups does: its partition metadata file, and a log file (version 1,
-// write token 0-0-0) at the initialization instant holding an empty delete block, so
-// that the file group exists before anything is committed to it.
-func (w *Writer) initFileGroup(ctx context.Context, instant spec.InstantTime) error {
-	if err := writePartitionMetadata(ctx, w.mst, mdt.PartitionFiles, instant, w.o); err != nil {
+// initFileGroups starts count file groups of a metadata partition as Java's
+// initializeFileGroups does: leftovers in the partition's folder go, then its partition
+// metadata file, and for each file group a log file (version 1, write token 0-0-0) at the
+// initialization instant holding an empty delete block, so that the file group exists
+// before anything is committed to it.
+func (w *Writer) initFileGroups(ctx context.Context, partition string, count int, instant spec.InstantTime) error {
+	if err := storage.DeleteTree(ctx, w.mst, partition); err != nil {
+		return fmt.Errorf("metadata table: clear partition %s: %w", partition, err)
+	}
+	if err := writePartitionMetadata(ctx, w.mst, partition, instant, w.o); err != nil {
 		return err
 	}
 	empty, err := logfile.EncodeDeleteBlock(nil)
@@ -223,9 +260,11 @@ func (w *Writer) initFileGroup(ctx context.Context, instant spec.InstantTime) er
 	if err != nil {
 		return err
 	}
-	name := spec.LogFileName{FileID: fileGroupID(mdt.PartitionFiles, 0), Instant: instant, Extension: "log", Version: 1, WriteToken: "0-0-0"}
-	if err := writeNew(ctx, w.mst, storage.Join(mdt.PartitionFiles, name.String()), body); err != nil {
-		return fmt.Errorf("metadata table: start file group %s: %w", name.FileID, err)
+	for i := 0; i < count; i++ {
+		name := spec.LogFileName{FileID: fileGroupID(partition, i), Instant: instant, Extension: "log", Version: 1, WriteToken: "0-0-0"}
+		if err := writeNew(ctx, w.mst, storage.Join(partition, name.String()), body); err != nil {
+			return fmt.Errorf("metadata table: start file group %s: %w", name.FileID, err)
+		}
 	}
 	return nil
 }
@@ -246,10 +285,12 @@ func writePartitionMetadata(ctx context.Context, st storage.Storage, partition s
 	return nil
 }
 
-// bulkCommit writes the initial records as one base HFile of files-0000-0 in a
-// deltacommit at instant, as Java's bulkCommit (a bulk insert of prepped records, with
-// the empty inflight file bulk inserts have).
-func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, instant spec.InstantTime, recs []*mdt.Record) error {
+// bulkCommit writes the initial records of a metadata partition with count file groups
+// in a deltacommit at instant, as Java's bulkCommit (a bulk insert of prepped records,
+// with the empty inflight file bulk inserts have): the records of each file group (the
+// one their key hashes to) become its base HFile; a file group without records keeps
+// only its initial log file.
+func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, instant spec.InstantTime, partition string, recs []*mdt.Record, count int) error {
 	tl, err := w.mdtTimeline(ctx, version)
 	if err != nil {
 		return err
@@ -259,23 +300,34 @@ func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, inst
 		return fmt.Errorf("metadata table: %w", err)
 	}
 	defer txn.Close()
-	content, err := w.enc.BuildHFile(recs, mdt.BaseFile)
-	if err != nil {
-		return err
+	byGroup := make([][]*mdt.Record, count)
+	for _, r := range recs {
+		i := mdt.FileGroupIndex(r.Key, count)
+		byGroup[i] = append(byGroup[i], r)
 	}
-	name := spec.BaseFileName{FileID: fileGroupID(mdt.PartitionFiles, 0), WriteToken: logToken(0), Instant: instant, Extension: "hfile"}
-	if err := txn.Marker(ctx, mdt.PartitionFiles, name.String(), commit.IOCreate); err != nil {
-		return err
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}, OperationType: "BULK_INSERT"}
+	for i, group := range byGroup {
+		if len(group) == 0 && !(partition == mdt.PartitionFiles && i == 0) {
+			continue
+		}
+		content, err := w.enc.BuildHFile(group, mdt.BaseFile)
+		if err != nil {
+			return err
+		}
+		name := spec.BaseFileName{FileID: fileGroupID(partition, i), WriteToken: logToken(i), Instant: instant, Extension: "hfile"}
+		if err := txn.Marker(ctx, partition, name.String(), commit.IOCreate); err != nil {
+			return err
+		}
+		p := storage.Join(partition, name.String())
+		if err := writeNew(ctx, w.mst, p, content); err != nil {
+			return fmt.Errorf("metadata table: base file %s: %w", p, err)
+		}
+		n, size := int64(len(group)), int64(len(content))
+		meta.PartitionToWriteStats[partition] = append(meta.PartitionToWriteStats[partition], commitmeta.WriteStat{
+			FileID: string(name.FileID), Path: p, PrevCommit: commitmeta.NullCommit, NumWrites: n, NumInserts: n,
+			TotalWriteBytes: size, PartitionPath: partition, FileSizeInBytes: size, RuntimeStats: &commitmeta.RuntimeStats{},
+		})
 	}
-	p := storage.Join(mdt.PartitionFiles, name.String())
-	if err := writeNew(ctx, w.mst, p, content); err != nil {
-		return fmt.Errorf("metadata table: base file %s: %w", p, err)
-	}
-	n, size := int64(len(recs)), int64(len(content))
-	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{mdt.PartitionFiles: {{
-		FileID: string(name.FileID), Path: p, PrevCommit: commitmeta.NullCommit, NumWrites: n, NumInserts: n,
-		TotalWriteBytes: size, PartitionPath: mdt.PartitionFiles, FileSizeInBytes: size, RuntimeStats: &commitmeta.RuntimeStats{},
-	}}}, ExtraMetadata: map[string]string{}, OperationType: "BULK_INSERT"}
 	if err := txn.Complete(ctx, meta); err != nil {
 		return fmt.Errorf("metadata table: %w", err)
 	}

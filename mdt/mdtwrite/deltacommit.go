@@ -26,10 +26,13 @@ import (
 // A deltacommit is written even without records, as Java's is. Its commit metadata has
 // empty extraMetadata, as the metadata table's commits in the Hudi 1.0 fixture
 // trips-mor-avro/v8_trips_8i3u1d have (UNVERIFIED for 0.14).
-func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, instant spec.InstantTime, recs []*mdt.Record) error {
-	recs, err := mdt.MergeRecords(recs)
-	if err != nil {
-		return err
+func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, instant spec.InstantTime, byPartition map[string][]*mdt.Record) error {
+	for p, recs := range byPartition {
+		merged, err := mdt.MergeRecords(recs)
+		if err != nil {
+			return err
+		}
+		byPartition[p] = merged
 	}
 	ct := w.timeline()
 	tl, err := w.mdtTimeline(ctx, version)
@@ -52,31 +55,41 @@ func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, ins
 			return err
 		}
 	}
-	slices, err := latestSlices(ctx, w.mst, tl, mdt.PartitionFiles)
-	if err != nil {
-		return err
-	}
-	if len(slices) == 0 {
-		return fmt.Errorf("metadata table: partition %s has no file group", mdt.PartitionFiles)
-	}
 	pending, err := commit.PendingCompactionGroups(ctx, w.mst, tl, false)
 	if err != nil {
 		return fmt.Errorf("metadata table: %w", err)
 	}
-	byGroup := make([][]*mdt.Record, len(slices))
-	for _, r := range recs {
-		i := mdt.FileGroupIndex(r.Key, len(slices))
-		byGroup[i] = append(byGroup[i], r)
+	// Each partition's records go to the file group their key hashes to among its file
+	// groups (prepRecords: mapRecordKeyToFileGroupIndex over the latest slices).
+	type group struct {
+		sl   fsview.FileSlice
+		recs []*mdt.Record
 	}
+	var groups []group
 	// The workload profile of an upsert of prepped records, all of them updates of their
 	// file group (BaseCommitActionExecutor.saveWorkloadProfileMetadataToInflight).
 	profile := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{},
 		OperationType: "UPSERT_PREPPED", Profile: true}
-	profile.PartitionToWriteStats[mdt.PartitionFiles] = []commitmeta.WriteStat{{PrevCommit: commitmeta.NullCommit}}
-	for i, sl := range slices {
-		if len(byGroup[i]) > 0 {
-			profile.PartitionToWriteStats[mdt.PartitionFiles] = append(profile.PartitionToWriteStats[mdt.PartitionFiles],
-				commitmeta.WriteStat{FileID: string(sl.FileID), PrevCommit: string(sliceBase(sl, pending)), NumUpdateWrites: int64(len(byGroup[i]))})
+	for _, partition := range sortedKeys(byPartition) {
+		slices, err := latestSlices(ctx, w.mst, tl, partition)
+		if err != nil {
+			return err
+		}
+		if len(slices) == 0 {
+			return fmt.Errorf("metadata table: partition %s has no file group", partition)
+		}
+		byGroup := make([][]*mdt.Record, len(slices))
+		for _, r := range byPartition[partition] {
+			i := mdt.FileGroupIndex(r.Key, len(slices))
+			byGroup[i] = append(byGroup[i], r)
+		}
+		profile.PartitionToWriteStats[partition] = []commitmeta.WriteStat{{PrevCommit: commitmeta.NullCommit}}
+		for i, sl := range slices {
+			if len(byGroup[i]) > 0 {
+				profile.PartitionToWriteStats[partition] = append(profile.PartitionToWriteStats[partition],
+					commitmeta.WriteStat{FileID: string(sl.FileID), PrevCommit: string(sliceBase(sl, pending)), NumUpdateWrites: int64(len(byGroup[i]))})
+				groups = append(groups, group{sl, byGroup[i]})
+			}
 		}
 	}
 	txn, err := ct.BeginAt(ctx, tl, instant, spec.ActionDeltaCommit, nil, profile)
@@ -86,20 +99,26 @@ func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, ins
 	defer txn.Close()
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
 		ExtraMetadata: map[string]string{}, OperationType: "UPSERT_PREPPED"}
-	for i, sl := range slices {
-		if len(byGroup[i]) == 0 {
-			continue
-		}
-		st, err := w.appendLog(ctx, txn, sl, sliceBase(sl, pending), byGroup[i], i)
+	for i, g := range groups {
+		st, err := w.appendLog(ctx, txn, g.sl, sliceBase(g.sl, pending), g.recs, i)
 		if err != nil {
 			return fmt.Errorf("metadata table: deltacommit %s: %w", instant, err)
 		}
-		meta.PartitionToWriteStats[sl.Partition] = append(meta.PartitionToWriteStats[sl.Partition], st)
+		meta.PartitionToWriteStats[g.sl.Partition] = append(meta.PartitionToWriteStats[g.sl.Partition], st)
 	}
 	if err := txn.Complete(ctx, meta); err != nil {
 		return fmt.Errorf("metadata table: %w", err)
 	}
 	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // sliceBase is the base instant new log files of sl are named after: the slice's, or the

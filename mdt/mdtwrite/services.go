@@ -96,7 +96,11 @@ func (w *Writer) cleanIfNecessary(ctx context.Context, version spec.TableVersion
 	// compaction since the last clean), the planner would find nothing, and a plan that
 	// deletes nothing is never written. Skip the planning then: it is most commits.
 	older := false
-	for _, partition := range []string{mdt.PartitionFiles} {
+	partitions, err := w.partitions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, partition := range partitions {
 		listing, err := fsview.ListPartitionsIn(ctx, w.mst, []string{partition})
 		if err != nil {
 			return fmt.Errorf("metadata table: %w", err)
@@ -181,7 +185,11 @@ func (w *Writer) compactIfNecessary(ctx context.Context, version spec.TableVersi
 		return nil
 	}
 	plan := &commitmeta.CompactionPlan{Version: 2}
-	for _, partition := range []string{mdt.PartitionFiles} {
+	partitions, err := w.partitions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, partition := range partitions {
 		slices, err := latestSlices(ctx, w.mst, tl, partition)
 		if err != nil {
 			return err
@@ -361,4 +369,14 @@ func (w *Writer) archive(ctx context.Context, t *table.Table) error {
 		return fmt.Errorf("metadata table: %w", err)
 	}
 	return nil
+}
+
+// partitions are the metadata table's partitions hoodie.properties lists as built: the
+// ones its services work on.
+func (w *Writer) partitions(ctx context.Context) ([]string, error) {
+	cfg, err := table.LoadConfig(ctx, w.st)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.MetadataPartitions(), nil
 }

@@ -56,6 +56,11 @@ type Options struct {
 	// MinCommitsToKeep and MaxCommitsToKeep are the data table's hoodie.keep.min.commits
 	// and hoodie.keep.max.commits (20, 30), which the metadata table's archival uses too.
 	MinCommitsToKeep, MaxCommitsToKeep int
+	// RecordIndex is hoodie.metadata.record.index.enable: build the record_index
+	// partition (and keep it current, which happens whenever hoodie.properties lists it,
+	// as Java's enablePartitions does). RecordIndexFileGroups sizes it when it is built.
+	RecordIndex           bool
+	RecordIndexFileGroups FileGroupSizing
 	// Services runs the metadata table's own services (compaction, clean, archival) in
 	// Prepare. Java runs them when a write opens the table (initializeMetadataTable from
 	// the write client's initTable), not from table services: the facade sets it for
@@ -92,6 +97,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxCommitsToKeep <= 0 {
 		o.MaxCommitsToKeep = 30
 	}
+	if o.RecordIndexFileGroups == (FileGroupSizing{}) {
+		o.RecordIndexFileGroups = DefaultFileGroupSizing
+	}
 	return o
 }
 
@@ -103,8 +111,7 @@ func Enabled(cfg *config.Config) bool { return cfg.Bool(config.MetadataEnable) }
 // ones hudi-go does not implement (a setting is honoured or refused, never ignored).
 func OptionsFromConfig(cfg *config.Config) (Options, error) {
 	var o Options
-	for _, k := range []config.Key{config.MetadataIndexBloomFilterEnable, config.MetadataIndexColumnStatsEnable, config.RecordIndexEnable,
-		config.MetadataIndexAsync} {
+	for _, k := range []config.Key{config.MetadataIndexBloomFilterEnable, config.MetadataIndexColumnStatsEnable, config.MetadataIndexAsync} {
 		if cfg.Bool(k) {
 			return o, fmt.Errorf("%s=true: the metadata table's %s is %w", k.Name, strings.TrimPrefix(k.Name, "hoodie.metadata."), ErrUnsupported)
 		}
@@ -118,6 +125,12 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 	o.MaxDeltaCommitsWhenPending = cfg.Int(config.MetadataMaxDeltaCommitsWhenPending)
 	if o.MaxDeltaCommitsWhenPending < 1 {
 		return o, fmt.Errorf("%s=%d: want at least 1", config.MetadataMaxDeltaCommitsWhenPending.Name, o.MaxDeltaCommitsWhenPending)
+	}
+	o.RecordIndex = cfg.Bool(config.RecordIndexEnable)
+	o.RecordIndexFileGroups = FileGroupSizing{MinCount: cfg.Int(config.RecordIndexMinFileGroupCount), MaxCount: cfg.Int(config.RecordIndexMaxFileGroupCount),
+		GrowthFactor: cfg.Double(config.RecordIndexGrowthFactor), MaxSizeBytes: cfg.Int(config.RecordIndexMaxFileGroupSize)}
+	if err := o.RecordIndexFileGroups.check(); err != nil {
+		return o, err
 	}
 	o.CleanerCommitsRetained = cfg.Int(config.CleanerCommitsRetained)
 	o.MinCommitsToKeep = cfg.Int(config.KeepMinCommits)
@@ -171,9 +184,12 @@ func (w *Writer) mdtTimeline(ctx context.Context, version spec.TableVersion) (*t
 // filesAvailable reports whether hoodie.properties lists the files partition as built
 // (HoodieTableConfig.isMetadataTableAvailable): only then do readers, and the writer's
 // updates, use the metadata table.
-func filesAvailable(c *table.Config) bool {
+func filesAvailable(c *table.Config) bool { return hasPartition(c, mdt.PartitionFiles) }
+
+// hasPartition reports whether hoodie.table.metadata.partitions lists partition as built.
+func hasPartition(c *table.Config, partition string) bool {
 	for _, p := range c.MetadataPartitions() {
-		if p == mdt.PartitionFiles {
+		if p == partition {
 			return true
 		}
 	}
@@ -201,14 +217,23 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 	if version != spec.TableVersion6 {
 		return fmt.Errorf("table version %d: hudi-go writes the metadata table of version 6 tables only: %w", version, ErrUnsupported)
 	}
-	var recs []*mdt.Record
+	recs := map[string][]*mdt.Record{}
 	switch {
 	case u.Commit != nil:
-		recs = mdt.CommitRecords(u.Commit)
+		recs[mdt.PartitionFiles] = mdt.CommitRecords(u.Commit)
+		if hasPartition(cfg, mdt.PartitionRecordIndex) {
+			ri, err := w.recordIndexUpdates(ctx, cfg, u.Instant, u.Commit)
+			if err != nil {
+				return fmt.Errorf("metadata table: record index of %s: %w", u.Instant, err)
+			}
+			if len(ri) > 0 {
+				recs[mdt.PartitionRecordIndex] = ri
+			}
+		}
 	case u.Clean != nil:
-		recs = mdt.CleanRecords(u.Clean)
+		recs[mdt.PartitionFiles] = mdt.CleanRecords(u.Clean)
 	case u.Rollback != nil:
-		recs = mdt.RollbackRecords(u.Rollback)
+		recs[mdt.PartitionFiles] = mdt.RollbackRecords(u.Rollback)
 	case u.Restore:
 		return w.dropForRestore(ctx, u.Instant)
 	default:

@@ -97,11 +97,12 @@ func New(typ Type, s Settings) (Index, error) {
 			return nil, fmt.Errorf("%s=%d: the %s index needs a positive number of buckets", config.BucketIndexNumBuckets.Name, s.NumBuckets, TypeBucket)
 		}
 		return &Bucket{NumBuckets: s.NumBuckets, HashFields: s.HashFields}, nil
-	case TypeHBase, TypeFlinkState, TypeRecordIndex:
+	case TypeRecordIndex:
+		return recordIndex{}, nil
+	case TypeHBase, TypeFlinkState:
 		// Their locations live outside the files a write reads and writes (HBase, Flink's
-		// state, the metadata table's record_index partition, which hudi-go does not
-		// write): looking keys up in the base files instead would leave those stale.
-		return nil, fmt.Errorf("%s=%s: the %s index keeps record locations that hudi-go does not maintain; use SIMPLE, BLOOM, GLOBAL_SIMPLE, GLOBAL_BLOOM, INMEMORY or BUCKET: %w",
+		// state): looking keys up in the base files instead would leave those stale.
+		return nil, fmt.Errorf("%s=%s: the %s index keeps record locations that hudi-go does not maintain; use SIMPLE, BLOOM, GLOBAL_SIMPLE, GLOBAL_BLOOM, INMEMORY, BUCKET or RECORD_INDEX: %w",
 			config.IndexType.Name, typ, typ, spec.ErrUnsupported)
 	}
 	// ParseType accepts only config's values, all handled above.
@@ -114,6 +115,26 @@ type GlobalIndex interface {
 	Index
 	// UpdatePartitionPathKey is the index's hoodie.*.update.partition.path key.
 	UpdatePartitionPathKey() config.Key
+}
+
+// recordIndex is the RECORD_INDEX index (Java 0.14's SparkMetadataTableRecordIndex): a
+// global index whose lookup reads the metadata table's record_index partition, key by
+// key, instead of the base files' key columns; package write asks it where each key
+// lives. Its update.partition.path key is hoodie.record.index.update.partition.path
+// (false by default). IndexesLogFiles is false (UNVERIFIED for 0.14: 1.x's
+// SparkMetadataTableRecordIndex.canIndexLogFiles returns false), so merge-on-read inserts
+// go to base files. The record keys are read from _hoodie_record_key (NeedsStoredKeys).
+type recordIndex struct{}
+
+func (recordIndex) Type() Type            { return TypeRecordIndex }
+func (recordIndex) Global() bool          { return true }
+func (recordIndex) PrunesByBloom() bool   { return false }
+func (recordIndex) NeedsStoredKeys() bool { return true }
+func (recordIndex) IndexesLogFiles() bool { return false }
+
+// UpdatePartitionPathKey is hoodie.record.index.update.partition.path.
+func (recordIndex) UpdatePartitionPathKey() config.Key {
+	return config.RecordIndexUpdatePartitionPath
 }
 
 // simpleIndex is the SIMPLE index (HoodieSimpleIndex): an incoming key is looked up in the key

@@ -23,8 +23,9 @@ func traitsOf(idx Index) traits {
 // as write decided it from the string before (write/plan.go, write/index.go,
 // write/virtualkeys.go): "" is SIMPLE (0.14's Spark default), values are read in any case
 // and trimmed as config reads them, values config refuses are refused naming the key.
-// HBASE, FLINK_STATE and RECORD_INDEX, whose locations hudi-go does not maintain, are
-// refused as unsupported (they were looked up as SIMPLE before: accepted and ignored).
+// HBASE and FLINK_STATE, whose locations hudi-go does not maintain, are refused as
+// unsupported (they were looked up as SIMPLE before: accepted and ignored); RECORD_INDEX is
+// the global index served by the metadata table's record_index partition.
 func TestNew(t *testing.T) {
 	simple := traits{}
 	tests := []struct {
@@ -53,7 +54,8 @@ func TestNew(t *testing.T) {
 			want: &Bucket{NumBuckets: 256}, traits: traits{logFiles: true}},
 		{value: "HBASE", refused: "hoodie.index.type=HBASE: the HBASE index keeps record locations that hudi-go does not maintain", unsupported: true},
 		{value: "FLINK_STATE", refused: "hoodie.index.type=FLINK_STATE", unsupported: true},
-		{value: "record_index", refused: "hoodie.index.type=RECORD_INDEX", unsupported: true},
+		{value: "record_index", want: recordIndex{}, traits: traits{global: true, storedKeys: true}},
+		{value: "RECORD_INDEX", want: recordIndex{}, traits: traits{global: true, storedKeys: true}},
 		// Refused: not a hoodie.index.type value (config's error), and a bucket index
 		// without buckets (withDefaults gives write 256 for 0).
 		{value: "FOO", refused: `invalid value "FOO" for hoodie.index.type`},
@@ -95,7 +97,8 @@ func TestNew(t *testing.T) {
 				t.Errorf("implements GlobalIndex: %v, Global(): %v", isGlobal, idx.Global())
 			}
 			if isGlobal {
-				want := map[Type]config.Key{TypeGlobalSimple: config.SimpleIndexUpdatePartitionPath, TypeGlobalBloom: config.BloomIndexUpdatePartitionPath}[idx.Type()]
+				want := map[Type]config.Key{TypeGlobalSimple: config.SimpleIndexUpdatePartitionPath, TypeGlobalBloom: config.BloomIndexUpdatePartitionPath,
+					TypeRecordIndex: config.RecordIndexUpdatePartitionPath}[idx.Type()]
 				if g.UpdatePartitionPathKey().Name != want.Name {
 					t.Errorf("UpdatePartitionPathKey = %s, want %s", g.UpdatePartitionPathKey().Name, want.Name)
 				}
