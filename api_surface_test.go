@@ -59,13 +59,20 @@ func TestPublicAPINameable(t *testing.T) {
 		}
 	}
 
-	w := walker{named: named, seen: map[types.Type]bool{}, missing: map[string]string{}}
+	w := walker{named: named, seen: map[types.Type]bool{}, missing: map[string]string{}, reached: map[string]string{}}
 	for _, n := range scope.Names() {
 		obj := scope.Lookup(n)
 		if !obj.Exported() {
 			continue
 		}
 		w.walk(obj.Type(), "hudi."+n)
+	}
+	// Types that must not be reachable at all, named or not: the mutable state and
+	// machinery behind a read-only accessor (hudi.TableConfig has getters only).
+	for _, leak := range []string{"table.Config", "format/props.Properties", "keygen.Generator"} {
+		if via, ok := w.reached[leak]; ok {
+			t.Errorf("hudi's API hands out %s (via %s): give hudi a read-only type of its own", leak, via)
+		}
 	}
 	if len(w.missing) > 0 {
 		var lines []string
@@ -81,7 +88,8 @@ func TestPublicAPINameable(t *testing.T) {
 type walker struct {
 	named   map[*types.TypeName]bool
 	seen    map[types.Type]bool
-	missing map[string]string // type → first path that reached it
+	missing map[string]string // unnamed type → first path that reached it
+	reached map[string]string // every type of the module → first path that reached it
 }
 
 func (w *walker) walk(t types.Type, via string) {
@@ -101,6 +109,9 @@ func (w *walker) walk(t types.Type, via string) {
 		name = strings.TrimPrefix(name, "/")
 		if strings.HasPrefix(name, ".") {
 			name = "hudi" + name
+		}
+		if _, ok := w.reached[name]; !ok {
+			w.reached[name] = via
 		}
 		if obj.Exported() && !publicPackage(obj.Pkg().Path()) && !w.named[obj] {
 			if _, ok := w.missing[name]; !ok {
@@ -199,8 +210,7 @@ var _ = []any{
 	(*hudi.InstantTime)(nil), (*hudi.Action)(nil), (*hudi.State)(nil), (*hudi.Instant)(nil),
 	(*hudi.ArchivedInstant)(nil), (*hudi.InstantFileName)(nil), (*hudi.Timeline)(nil),
 	(*hudi.TimelineLayout)(nil), (*hudi.TimelineOperation)(nil), (*hudi.AvroRecord)(nil),
-	(*hudi.TableType)(nil), (*hudi.TableVersion)(nil), (*hudi.TableConfig)(nil), (*hudi.Properties)(nil),
-	(*hudi.KeyGenerator)(nil), (*hudi.CDCMode)(nil),
+	(*hudi.TableType)(nil), (*hudi.TableVersion)(nil), (*hudi.TableConfig)(nil),
 	(*hudi.FileSystemView)(nil), (*hudi.Listing)(nil), (*hudi.PartitionFiles)(nil), (*hudi.FileGroup)(nil),
 	(*hudi.FileSlice)(nil), (*hudi.BaseFile)(nil), (*hudi.LogFile)(nil), (*hudi.FileID)(nil),
 	(*hudi.WriteToken)(nil), (*hudi.BaseFileName)(nil), (*hudi.LogFileName)(nil),

@@ -2,17 +2,13 @@ package hudi
 
 import (
 	"github.com/hudi-go/hudi/format/avroschema"
-	"github.com/hudi-go/hudi/format/cdc"
 	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/keygen"
 	"github.com/hudi-go/hudi/schema/internalschema"
 	"github.com/hudi-go/hudi/services/archive"
 	"github.com/hudi-go/hudi/services/clustering"
 	"github.com/hudi-go/hudi/services/rollback"
 	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
 	"github.com/hudi-go/hudi/timeline"
 	"github.com/hudi-go/hudi/write"
 )
@@ -76,14 +72,6 @@ type (
 	TableType = spec.TableType
 	// TableVersion is hoodie.table.version.
 	TableVersion = spec.TableVersion
-	// TableConfig is the table's hoodie.properties (Table.Config returns a copy).
-	TableConfig = table.Config
-	// Properties is a set of string key/value pairs (TableConfig.Props).
-	Properties = props.Properties
-	// KeyGenerator builds record keys and partition paths (TableConfig.KeyGen).
-	KeyGenerator = keygen.Generator
-	// CDCMode is hoodie.table.cdc.supplemental.logging.mode.
-	CDCMode = cdc.Mode
 )
 
 // The table types.
