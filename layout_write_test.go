@@ -303,7 +303,7 @@ func TestLayoutTwoMergeModes(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := tb.Config().Props.Get("hoodie.record.merge.mode"); got != tc.mode {
+				if got, _ := tb.Config().Get("hoodie.record.merge.mode"); got != tc.mode {
 					t.Fatalf("hoodie.record.merge.mode = %q", got)
 				}
 				for _, r := range []row{{"id": "a", "ts": json.Number("2"), "v": "newer"}, {"id": "a", "ts": json.Number("1"), "v": "later"}} {

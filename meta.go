@@ -32,9 +32,9 @@ func (t *Table) Version() spec.TableVersion { return t.current().Version }
 // Storage is the storage the table is rooted at.
 func (t *Table) Storage() storage.Storage { return t.current().Storage }
 
-// Config is a copy of the table's hoodie.properties with typed accessors.
-func (t *Table) Config() *table.Config {
-	return &table.Config{Props: t.current().Config.Props.Clone()}
+// Config is a read-only copy of the table's hoodie.properties with typed accessors.
+func (t *Table) Config() TableConfig {
+	return TableConfig{c: &table.Config{Props: t.current().Config.Props.Clone()}}
 }
 
 // Timeline is a copy of the table's active timeline.

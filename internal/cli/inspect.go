@@ -259,7 +259,7 @@ func describe(ctx context.Context, path string, settings map[string]string) (*De
 	d := &Description{Name: cfg.Name(), Database: cfg.Database(), Type: string(t.Type()), Version: int(t.Version()),
 		RecordKeyFields: cfg.RecordKeyFields(), PartitionFields: cfg.PartitionFields(),
 		OrderingFields: cfg.OrderingFields(), KeyGenerator: cfg.KeyGenerator(),
-		Properties: cfg.Props.Map(), Partitions: []PartitionInfo{}, Schema: []ColumnInfo{}}
+		Properties: cfg.Properties(), Partitions: []PartitionInfo{}, Schema: []ColumnInfo{}}
 	data := t.Timeline().DataInstants()
 	d.CompletedCommits = len(data)
 	if len(data) > 0 {
