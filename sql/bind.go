@@ -99,6 +99,10 @@ type binder struct {
 	loaded  map[string]string // scan key → bound SQL
 	handles []int64
 	temps   []string // DuckDB temp tables of the statement (MERGE's rows)
+	// columnsOf are the schemas of tables whose columns the statement's expressions name
+	// without reading them in their own text (UPDATE's target, MERGE's target and source):
+	// column subscripts are decided from them too (subscript.go).
+	columnsOf []*arrow.Schema
 }
 
 func newBinder(e *Engine) *binder { return &binder{e: e, loaded: map[string]string{}} }
@@ -109,6 +113,7 @@ func (b *binder) close(ctx context.Context) {
 		_ = b.e.exec(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+quoteIdent(t))
 	}
 	b.temps = nil
+	b.columnsOf = nil
 	b.e.streams.stopAll()
 	for _, h := range b.handles {
 		b.e.streams.remove(h)
@@ -120,7 +125,14 @@ func (b *binder) close(ctx context.Context) {
 // a subquery over its snapshot. Names that are not Hudi tables (CTEs, DuckDB temp tables,
 // table functions) stay as written.
 func (b *binder) render(ctx context.Context, text parser.SQLText) (string, error) {
+	subs, err := b.subscriptKinds(ctx, text)
+	if err != nil {
+		return "", err
+	}
 	return text.Render(func(i int, ref parser.TableRef) (string, error) {
+		if ref.Subscript != nil {
+			return subs[i], nil
+		}
 		return b.bindRef(ctx, ref)
 	})
 }

@@ -461,6 +461,7 @@ func (e *Engine) execUpdate(ctx context.Context, b *binder, s *parser.Update) (*
 	if err != nil {
 		return fail(err)
 	}
+	b.columnsOf = append(b.columnsOf, tsc)
 	assigned := map[int]string{}
 	for _, a := range s.Set {
 		i := fieldIndex(tsc, a.Column)
@@ -523,6 +524,7 @@ func (e *Engine) execDelete(ctx context.Context, b *binder, s *parser.Delete) (*
 	if err != nil {
 		return fail(err)
 	}
+	b.columnsOf = append(b.columnsOf, tsc)
 	tgt, err := b.load(ctx, h, hudi.ScanOptions{})
 	if err != nil {
 		return fail(err)

@@ -35,6 +35,11 @@ func (e *Engine) execMerge(ctx context.Context, b *binder, s *parser.Merge) (*Re
 		return fail(err)
 	}
 	talias := targetAlias(s.TargetAlias, h)
+	srcSchemas, err := b.refSchemas(ctx, s.Source)
+	if err != nil {
+		return fail(err)
+	}
+	b.columnsOf = append(append(b.columnsOf, tsc), srcSchemas...)
 	on, err := b.render(ctx, s.On)
 	if err != nil {
 		return fail(err)

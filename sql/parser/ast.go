@@ -64,6 +64,9 @@ type TableRef struct {
 	// prune partitions, files and record keys with them; the query still applies its own
 	// WHERE.
 	Conds []Cond
+	// Subscript, when set, makes this no table but a column subscript whose translation
+	// the engine picks from the column's type (subscript.go); Name is empty.
+	Subscript *Subscript
 }
 
 // Cond is `Column Op Values[0]`, or `Column IN (Values…)` when Op is "IN".

@@ -11,6 +11,9 @@ func typeName(v any) string { return fmt.Sprintf("%T", v) }
 // render shows a SQLText with each reference as {name asof=… changes=…}, for goldens.
 func render(t SQLText) string {
 	s, _ := t.Render(func(_ int, r TableRef) (string, error) {
+		if r.Subscript != nil { // a column subscript the engine decides: {sub col index}
+			return "{sub " + r.Subscript.String() + " " + r.Subscript.Index + "}", nil
+		}
 		var b strings.Builder
 		b.WriteString("{" + r.Name.String())
 		if r.AsOf != "" {

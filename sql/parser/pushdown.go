@@ -13,9 +13,19 @@ var queryEnders = map[string]bool{"GROUP": true, "ORDER": true, "LIMIT": true, "
 	"QUALIFY": true, "UNION": true, "EXCEPT": true, "INTERSECT": true, "MINUS": true, "OFFSET": true,
 	"SORT": true, "CLUSTER": true, "DISTRIBUTE": true, "FETCH": true}
 
-// pushdown fills q.Refs[0].Conds when the query between toks[start:end] reads one table.
+// pushdown fills the Conds of the table reference when the query between toks[start:end] reads one table.
 func (p *parser) pushdown(q *SQLText, start, end int) {
-	if len(q.Refs) != 1 || q.Refs[0].Changes != nil {
+	table := -1 // the one table reference; column subscripts are not tables
+	for k := range q.Refs {
+		if q.Refs[k].Subscript != nil {
+			continue
+		}
+		if table >= 0 {
+			return
+		}
+		table = k
+	}
+	if table < 0 || q.Refs[table].Changes != nil {
 		return
 	}
 	from, where := -1, -1
@@ -44,7 +54,7 @@ func (p *parser) pushdown(q *SQLText, start, end int) {
 	}
 	// FROM name[.name] | hudi.`path`, [TIMESTAMP AS OF …], [[AS] alias], then WHERE.
 	name, after := p.fromName(from+1, end)
-	if !sameName(name, q.Refs[0].Name) {
+	if !sameName(name, q.Refs[table].Name) {
 		return
 	}
 	qualifiers := map[string]bool{}
@@ -87,7 +97,7 @@ func (p *parser) pushdown(q *SQLText, start, end int) {
 		}
 		k = e + 1
 	}
-	q.Refs[0].Conds = conds
+	q.Refs[table].Conds = conds
 }
 
 func sameName(a, b TableName) bool {

@@ -38,11 +38,6 @@ var refusedFunctions = map[string]string{
 	"width_bucket":       "",
 }
 
-// arrayFunctions return arrays: a subscript right after their call is Spark's 0-based
-// index, rewritten to DuckDB's 1-based one.
-var arrayFunctions = map[string]bool{"split": true, "collect_list": true, "collect_set": true, "array": true,
-	"sort_array": true, "array_distinct": true, "sequence": true, "array_sort": true}
-
 // sparkFunction translates name(…) at i whose ')' is at close, when Spark's meaning needs
 // a rewrite; ok is false for other functions.
 func (p *parser) sparkFunction(b *textBuilder, name string, i, close int, sc *scope) (next int, ok bool, err error) {
@@ -335,21 +330,7 @@ func (p *parser) sparkFunction(b *textBuilder, name string, i, close int, sc *sc
 	}
 	b.write(lead)
 	b.splice(out)
-	next = close + 1
-	if arrayFunctions[name] && next < len(p.toks) && p.toks[next].isOp("[") {
-		// Spark's arr[i] is 0-based.
-		end := p.match[next]
-		if end <= next {
-			return 0, true, errAt(p.toks[next], "'[' is never closed")
-		}
-		b.write("[(")
-		if err := p.walk(b, next+1, end, &scope{parent: sc}); err != nil {
-			return 0, true, err
-		}
-		b.write(") + 1]")
-		next = end + 1
-	}
-	return next, true, nil
+	return close + 1, true, nil
 }
 
 // javaPattern translates a Java DateTimeFormatter pattern (Spark's datetime patterns)

@@ -168,7 +168,12 @@ func (p *parser) group(b *textBuilder, i int, inner *scope) (int, error) {
 func (p *parser) operator(b *textBuilder, i, end int, sc *scope) (int, error) {
 	t := p.toks[i]
 	switch t.value {
-	case "(", "[", "{":
+	case "[":
+		if next, ok, err := p.subscript(b, i, end, sc); ok || err != nil {
+			return next, err
+		}
+		return p.group(b, i, &scope{parent: sc})
+	case "(", "{":
 		fn := ""
 		if prev := p.at(i - 1); i > 0 && prev.kind == tokIdent {
 			fn = strings.ToLower(prev.value)
