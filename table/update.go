@@ -95,3 +95,39 @@ func (t *Table) DisableMetadataTable(ctx context.Context, now time.Time) (bool, 
 	}
 	return true, nil
 }
+
+// ReplaceProperties rewrites hoodie.properties to hold exactly p (with a new checksum),
+// as Hudi's repair_overwrite_hoodie_props does (RepairOverwriteHoodiePropsProcedure writes
+// the given file's properties through HoodieTableConfig.create). It checks p first, so a
+// bad file never replaces a good config: the table name must be set, and the table type
+// and version must be the table's — hudi-go's choice, Java does not check: another type
+// or version would make the files on disk read as another format.
+func (t *Table) ReplaceProperties(ctx context.Context, p *props.Properties, now time.Time) error {
+	c := &Config{Props: p}
+	if c.Name() == "" {
+		return fmt.Errorf("replace table config: %s is missing", KeyName)
+	}
+	typ, err := c.Type()
+	if err != nil {
+		return fmt.Errorf("replace table config: %w", err)
+	}
+	if typ != t.Type {
+		return fmt.Errorf("replace table config: %s is %s, the table is %s; changing the table type is refused", KeyType, typ, t.Type)
+	}
+	v, err := c.Version()
+	if err != nil {
+		return fmt.Errorf("replace table config: %w", err)
+	}
+	if v != t.Version {
+		return fmt.Errorf("replace table config: %s is %d, the table is version %d; changing the table version is refused", KeyVersion, v, t.Version)
+	}
+	return t.UpdateProperties(ctx, func(dst *props.Properties) {
+		for _, k := range dst.Keys() {
+			dst.Delete(k)
+		}
+		for _, k := range p.Keys() {
+			v, _ := p.Get(k)
+			dst.Set(k, v)
+		}
+	}, now)
+}
