@@ -69,15 +69,15 @@ func callRepairOverwriteHoodieProps(ctx context.Context, e *Engine, h *hudiTable
 	if err != nil {
 		return nil, fmt.Errorf("new_props_file_path %s: %w", path, err)
 	}
-	old := h.t.Config().Props.Map()
+	old := h.t.Config().Properties()
 	now := time.Now()
 	if e.o.Now != nil {
 		now = e.o.Now()
 	}
-	if err := h.t.ReplaceProperties(ctx, newProps, now); err != nil {
+	if err := h.t.ReplaceProperties(ctx, newProps.Map(), now); err != nil {
 		return nil, err
 	}
-	cur := h.t.Config().Props.Map()
+	cur := h.t.Config().Properties()
 	keys := map[string]bool{}
 	for k := range old {
 		keys[k] = true
