@@ -13,7 +13,7 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/testutil"
 )
 

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/internal/services/archive"
+	"github.com/hudi-go/hudi/internal/timeline"
 )
 
 // ArchiveOptions select what Archive does.

@@ -14,10 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/cdc"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/logfile"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/cdc"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/logfile"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // Merge-on-read tables with CDC on: with the BUCKET index, whose writes put inserts into

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/services/clean"
-	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/services/clean"
+	"github.com/hudi-go/hudi/internal/timeline"
 )
 
 // CleanOptions select what Clean does.

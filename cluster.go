@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/services/clustering"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/services/clustering"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // ClusterOptions select what Cluster does. With neither Schedule nor Run it does both.

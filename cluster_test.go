@@ -15,10 +15,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // newSmallFilesTable writes n insert batches of 3 rows (one per city) into a new table;

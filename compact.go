@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/services/compaction"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/timeline"
-	"github.com/hudi-go/hudi/write"
-	"github.com/hudi-go/hudi/write/index"
+	"github.com/hudi-go/hudi/internal/services/compaction"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
+	"github.com/hudi-go/hudi/internal/write"
+	"github.com/hudi-go/hudi/internal/write/index"
 )
 
 // CompactOptions select what Compact does. With neither Schedule nor Run it does both.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
 )
 
 // TestInlineCompaction: with hoodie.compact.inline and max.delta.commits=3, the third

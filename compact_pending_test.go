@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 )
 
 // TestWriteWhileCompactionPending: with a compaction planned but not run, an upsert of a

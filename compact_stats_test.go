@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/testutil"
 )
 

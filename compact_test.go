@@ -12,10 +12,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/spec"
 )
 
 // scanAll returns the rows of a query keyed by record key, meta columns included except

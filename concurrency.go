@@ -5,8 +5,8 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/internal/commit"
 )
 
 // concurrency opens the table lock and concurrency settings an operation with cfg uses

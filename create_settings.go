@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/format/cdc"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/format/cdc"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // Table-level keys Java persists into hoodie.properties when a table is created from

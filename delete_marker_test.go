@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/schema"
 )
 
 // TestDeleteMarkerUpsertsAndDeletesInOneCommit: with WriteOptions.DeleteMarker, marked rows

@@ -18,13 +18,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/expr"
-	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/read"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/expr"
+	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/read"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/storage"
 	_ "github.com/hudi-go/hudi/storage/local" // registers the local backend (file paths)
-	"github.com/hudi-go/hudi/table"
 )
 
 // ErrUnsupported matches, with errors.Is, every error by which hudi-go refuses what it

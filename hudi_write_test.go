@@ -16,11 +16,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/spec"
 )
 
 type row = map[string]any

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/read"
+	"github.com/hudi-go/hudi/internal/read"
 )
 
 // TestArchiveLayoutTwo: archival of a version 9 table moves instants into the LSM timeline

@@ -12,10 +12,10 @@ import (
 	hamba "github.com/hamba/avro/v2/ocf"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/spec"
 )
 
 // layoutTwoFixtures are the Spark-written v8/v9 tables with Parquet base files that the

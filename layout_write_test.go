@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // Until hudi-go writes timeline layout 2 (table versions 8 and 9) for an operation (it

@@ -5,14 +5,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/schema/internalschema"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/timeline"
+	"github.com/hudi-go/hudi/internal/write"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/timeline"
-	"github.com/hudi-go/hudi/write"
 )
 
 // Read-only accessors of the table's metadata as this handle last read it (after its own

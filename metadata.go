@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/mdt"
-	"github.com/hudi-go/hudi/mdt/mdtwrite"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/timeline"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/mdt"
+	"github.com/hudi-go/hudi/internal/mdt/mdtwrite"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/timeline"
 )
 
 // metadataWriter returns what keeps the table's metadata table current through an

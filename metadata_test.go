@@ -14,16 +14,16 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/fsview"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/mdt"
+	"github.com/hudi-go/hudi/internal/mdt/mdtwrite"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/mdt"
-	"github.com/hudi-go/hudi/mdt/mdtwrite"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage/local"
 	"github.com/hudi-go/hudi/storage/storagetest"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/timeline"
 )
 
 // validateMDT fails the test unless the table's metadata table lists what storage does.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/internal/table"
 )
 
 // openMeta opens the table behind tb with package table, for tests that inspect or change

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/props"
 )
 
 // ReplaceProperties rewrites the table's hoodie.properties to hold exactly properties (key

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/services/rollback"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/services/rollback"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // RollbackOptions configure Rollback.

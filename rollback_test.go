@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/services/rollback"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/services/rollback"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // newTable creates a partitioned table of the given type and returns it with a write helper

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/services/savepoint"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/services/savepoint"
 )
 
 // SavepointOp is create, delete or restore.

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/services/rollback"
-	"github.com/hudi-go/hudi/services/savepoint"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/services/rollback"
+	"github.com/hudi-go/hudi/internal/services/savepoint"
 )
 
 func TestSavepointCreateDelete(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/schema/internalschema"
 )
 
 // canonRows decodes JSON lines, applies fix to each row and returns them re-encoded (keys

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
 )
 
 // sorModel is the in-memory model of a table under schema evolution on read: columns

@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
 )
 
 // goldenH0 reads the hand-derived versions of schema/internalschema/testdata/h0_versions.golden.
 func goldenH0(t *testing.T) (ids []string, jsons []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("schema", "internalschema", "testdata", "h0_versions.golden"))
+	f, err := os.Open(filepath.Join("internal", "schema", "internalschema", "testdata", "h0_versions.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}

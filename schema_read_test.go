@@ -14,10 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/schema/internalschema"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // scanJSON runs a scan and returns its rows (meta columns dropped) as canonical JSON

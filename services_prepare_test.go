@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/props"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // giveMetadataTable adds a metadata table to a Spark-written v6 table (no v6 fixture has

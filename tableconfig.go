@@ -3,7 +3,7 @@ package hudi
 import (
 	"time"
 
-	"github.com/hudi-go/hudi/table"
+	"github.com/hudi-go/hudi/internal/table"
 )
 
 // TableConfig is a read-only view of a table's hoodie.properties, as of the moment

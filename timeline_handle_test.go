@@ -14,18 +14,18 @@ import (
 	"time"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/commit"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/local"
-	"github.com/hudi-go/hudi/timeline"
 )
 
 // Frames of the commit.Timeline handle, as runtime reports them.
 const (
-	timelinePut    = "github.com/hudi-go/hudi/commit.(*Timeline).put"
-	timelineRemove = "github.com/hudi-go/hudi/commit.(*Timeline).remove"
-	timelineMethod = "github.com/hudi-go/hudi/commit.(*Timeline)."
+	timelinePut    = "github.com/hudi-go/hudi/internal/commit.(*Timeline).put"
+	timelineRemove = "github.com/hudi-go/hudi/internal/commit.(*Timeline).remove"
+	timelineMethod = "github.com/hudi-go/hudi/internal/commit.(*Timeline)."
 )
 
 // timelineWatch is a storage that checks, on every change of a file of the timeline, that

@@ -1,16 +1,16 @@
 package hudi
 
 import (
-	"github.com/hudi-go/hudi/format/avroschema"
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/fsview"
-	"github.com/hudi-go/hudi/schema/internalschema"
-	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/services/clustering"
-	"github.com/hudi-go/hudi/services/rollback"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/timeline"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/format/avroschema"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/services/archive"
+	"github.com/hudi-go/hudi/internal/services/clustering"
+	"github.com/hudi-go/hudi/internal/services/rollback"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // Names for the types hudi's API hands out (issue 18). The implementation packages move

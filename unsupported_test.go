@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/hfile"
-	"github.com/hudi-go/hudi/merge"
-	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/services/clean"
-	"github.com/hudi-go/hudi/services/rollback"
-	"github.com/hudi-go/hudi/services/savepoint"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/format/hfile"
+	"github.com/hudi-go/hudi/internal/merge"
+	"github.com/hudi-go/hudi/internal/services/archive"
+	"github.com/hudi-go/hudi/internal/services/clean"
+	"github.com/hudi-go/hudi/internal/services/rollback"
+	"github.com/hudi-go/hudi/internal/services/savepoint"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // TestErrUnsupportedMatchesEverySentinel: each package's "unsupported" sentinel, wrapped as

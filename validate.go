@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/services/archive"
-	"github.com/hudi-go/hudi/services/clean"
-	"github.com/hudi-go/hudi/services/clustering"
-	"github.com/hudi-go/hudi/services/compaction"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/timeline"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/services/archive"
+	"github.com/hudi-go/hudi/internal/services/clean"
+	"github.com/hudi-go/hudi/internal/services/clustering"
+	"github.com/hudi-go/hudi/internal/services/compaction"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/timeline"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // validateServiceSettings checks, before a write creates its instant, every setting that

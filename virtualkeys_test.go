@@ -17,9 +17,9 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/schema"
 )
 
 // vkFixture is the Spark (Hudi 0.14) table written with hoodie.populate.meta.fields=false.

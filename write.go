@@ -10,13 +10,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/hudi-go/hudi/commit"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/keygen"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/table"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/keygen"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // CreateOptions describe a new table. Settings take any hoodie.* key; table-level ones

@@ -12,11 +12,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/props"
 	"github.com/hudi-go/hudi/internal/benchdata"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/storage/local"
-	"github.com/hudi-go/hudi/table"
 )
 
 // W9: the cost of change-data capture on writes. The same writes as W2 (a COW upsert of

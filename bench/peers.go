@@ -25,9 +25,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	hudiparquet "github.com/hudi-go/hudi/format/parquet"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/spec"
+	hudiparquet "github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 func openDuckDB() (*sql.DB, error) {

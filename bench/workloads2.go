@@ -13,11 +13,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/expr"
 	"github.com/hudi-go/hudi/internal/benchdata"
-	"github.com/hudi-go/hudi/read"
+	"github.com/hudi-go/hudi/internal/expr"
+	"github.com/hudi-go/hudi/internal/read"
+	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/storage/local"
-	"github.com/hudi-go/hudi/table"
 )
 
 // ---------------------------------------------------------------------------------- W5

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/internal/format/parquet"
 )
 
 func TestParseDefaultsFile(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/schema/internalschema"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // schemaOnRead reads hoodie.schema.on.read.enable from the session, then the table's

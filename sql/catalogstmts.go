@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // sameDefinition checks that CREATE TABLE over an existing Hudi table names the table it

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // Table properties Spark SQL's Hudi integration reads at CREATE TABLE (HoodieOptionConfig),

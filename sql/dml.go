@@ -10,8 +10,8 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // Write operations as the facade names them.

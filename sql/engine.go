@@ -30,7 +30,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // Options configure an Engine.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // Statements are built by hand here, so the engine is tested apart from the parser.

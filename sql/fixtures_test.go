@@ -14,10 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/sql/parser"
 )
 
 // skippedStatements are the Spark-only statements of the fixture scripts the engine does

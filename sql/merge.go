@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // execMerge runs MERGE INTO with Hudi 0.14's semantics: the ON condition must be a

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // procArgs are a CALL's arguments by (lower-case) name; positional arguments take the

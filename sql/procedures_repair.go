@@ -8,9 +8,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/props"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // Repair procedures of Hudi's Spark SQL beyond repair_add_partition_meta

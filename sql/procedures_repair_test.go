@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/props"
 )
 
 // TestRepairCorruptedCleanFiles: repair_corrupted_clean_files deletes the timeline file of

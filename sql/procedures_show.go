@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/spec"
-	"github.com/hudi-go/hudi/timeline"
-	"github.com/hudi-go/hudi/write"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/spec"
+	"github.com/hudi-go/hudi/internal/timeline"
+	"github.com/hudi-go/hudi/internal/write"
 )
 
 // Inspection procedures of Hudi's Spark SQL (org.apache.spark.sql.hudi.command.procedures),

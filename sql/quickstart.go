@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // quickstartSteps is the Spark SQL quick start of Hudi 0.14 (the trips table of the Spark

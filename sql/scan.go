@@ -12,9 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/parquet"
-	"github.com/hudi-go/hudi/schema"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // A table a statement reads becomes a DuckDB query over its snapshot, planned by hudi-go

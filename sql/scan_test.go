@@ -13,9 +13,9 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/sql/parser"
 )
 
 // TestSelectMatchesFixtureExpectations queries every Spark-written fixture table through

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // run executes a script and returns the results of its statements.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/hudi-go/hudi/sql/parser"
+	"github.com/hudi-go/hudi/internal/sql/parser"
 )
 
 // subscriptKinds decides each column subscript of text (parser.Subscript) from the

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/internal/format/parquet"
 )
 
 // query runs a DuckDB query and returns its rows as Arrow records (see queryStream). The

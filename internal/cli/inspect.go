@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/sparktype"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // TimelineEntry is one row of `hudi timeline`.

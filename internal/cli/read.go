@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
 )
 
 var errLimitReached = errors.New("limit reached")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/hudi-go/hudi/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
 )
 
 // tableSampleRows is how many rows the table format buffers to size its columns: the

@@ -18,10 +18,10 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/config"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/format/parquet"
-	"github.com/hudi-go/hudi/merge"
-	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/merge"
+	"github.com/hudi-go/hudi/internal/schema"
 )
 
 // parseSettings turns repeated --set k=v flags into a map, over the settings of

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 )
 
 // earlySets turn on early conflict detection (Java 0.14's

@@ -25,10 +25,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/azuretest"
+	"github.com/hudi-go/hudi/internal/objstore/gcstest"
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/azure/azuretest"
-	"github.com/hudi-go/hudi/storage/gcs/gcstest"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 )
 
 // objectStores are the stores the tests below run on; short: the CI form is short there.

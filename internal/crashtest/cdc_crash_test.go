@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // TestCrashDuringCDCWrites is the crash test on a table with change-data capture on: a

@@ -40,9 +40,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
+	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/spec"
 )
 
 var hudiBin string

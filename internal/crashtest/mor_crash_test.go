@@ -38,7 +38,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // morInstant is one instant of a MOR table's active timeline; compaction instants keep

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/spec"
+	"github.com/hudi-go/hudi/internal/spec"
 )
 
 // runKillable runs the hudi binary with args and SIGKILLs it after killAfter.

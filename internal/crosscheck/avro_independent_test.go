@@ -15,10 +15,10 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/avroschema"
-	"github.com/hudi-go/hudi/format/logfile"
+	"github.com/hudi-go/hudi/internal/format/avroschema"
+	"github.com/hudi-go/hudi/internal/format/logfile"
+	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/schema"
 )
 
 // Our merge-on-read log blocks are decoded here with github.com/hamba/avro, an Avro

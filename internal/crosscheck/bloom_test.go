@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hudi-go/hudi/format/bloom"
+	"github.com/hudi-go/hudi/internal/format/bloom"
 )
 
 // Requirement 2, end to end: a base file hudi-go writes carries, for the same keys, the

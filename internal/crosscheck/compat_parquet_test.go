@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hudi-go/hudi/format/bloom"
-	"github.com/hudi-go/hudi/format/parquet"
+	"github.com/hudi-go/hudi/internal/format/bloom"
+	"github.com/hudi-go/hudi/internal/format/parquet"
 )
 
 // rowWriterDecimal is how Spark's row writer stores a DECIMAL of precision <= 18.

@@ -21,9 +21,9 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/format/parquet"
-	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/schema"
 )
 
 // Requirement 3: every Parquet file hudi-go writes is read by an independent reader

@@ -20,10 +20,10 @@ import (
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/format/props"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/schema"
 )
 
 // baseFileRE is the v6 base file name: <uuid>-<n>_<partition>-<stage>-<attempt>_<instant>.parquet.

@@ -23,52 +23,52 @@ const module = "github.com/hudi-go/hudi"
 var layer = map[string]int{
 	"storage": 0, "storage/local": 0, "storage/mem": 0, "storage/storagetest": 0,
 	// Object-store backends (cloud SDKs): only cmd/hudi, tests and the benchmark link them.
-	"storage/blobstore": 0, "storage/s3": 0, "storage/s3/s3test": 0, "storage/gcs": 0, "storage/gcs/gcstest": 0,
-	"storage/azure": 0, "storage/azure/azuretest": 0,
+	"internal/blobstore": 0, "storage/s3": 0, "internal/objstore/s3test": 0, "storage/gcs": 0, "internal/objstore/gcstest": 0,
+	"storage/azure": 0, "internal/objstore/azuretest": 0,
 	"internal/objstoretest": 9,
-	"internal/avro":         0, "format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
+	"internal/avro":         0, "internal/format/avroschema": 0, "internal/javastr": 0, "internal/parallel": 0, "internal/testutil": 0, "internal/benchdata": 0,
 	"internal/sparktype": 0, // Spark SQL type names, shared by sql and the CLI
-	"spec":               1, "config": 1, "schema/internalschema": 1,
-	"format/props": 1, "format/commitmeta": 1, "format/logfile": 1, "format/hfile": 1,
-	"format/parquet": 1, "format/bloom": 1, "format/jsonl": 1, "format/cdc": 1,
-	"timeline": 2, "fsview": 2, "schema": 2, "keygen": 2, "merge": 2, "expr": 2,
-	"filegroup": 3, "mdt": 3,
-	"table":  4,
-	"commit": 5, "commit/lock": 5, "write/index": 5, // write/index: the indexes a write chooses from
-	"read": 6, "write": 6, "mdt/mdtwrite": 6, "services/compaction": 6, "services/clean": 6,
-	"services/archive":  6,
-	"services/rollback": 6, "services/savepoint": 6, "services/clustering": 6,
+	"internal/spec":      1, "config": 1, "internal/schema/internalschema": 1,
+	"internal/format/props": 1, "internal/format/commitmeta": 1, "internal/format/logfile": 1, "internal/format/hfile": 1,
+	"internal/format/parquet": 1, "internal/format/bloom": 1, "internal/format/jsonl": 1, "internal/format/cdc": 1,
+	"internal/timeline": 2, "internal/fsview": 2, "internal/schema": 2, "internal/keygen": 2, "internal/merge": 2, "internal/expr": 2,
+	"internal/filegroup": 3, "internal/mdt": 3,
+	"internal/table":  4,
+	"internal/commit": 5, "internal/commit/lock": 5, "internal/write/index": 5, // write/index: the indexes a write chooses from
+	"internal/read": 6, "internal/write": 6, "internal/mdt/mdtwrite": 6, "internal/services/compaction": 6, "internal/services/clean": 6,
+	"internal/services/archive":  6,
+	"internal/services/rollback": 6, "internal/services/savepoint": 6, "internal/services/clustering": 6,
 	"hudi": 7, "sql": 7,
-	"sql/parser":   7, // pure Go: imports only the standard library
-	"internal/cli": 8, "cmd/hudi": 8,
+	"internal/sql/parser": 7, // pure Go: imports only the standard library
+	"internal/cli":        8, "cmd/hudi": 8,
 	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9, "internal/concurrencytest": 9,
 	"bench": 9, // the benchmark command: links DuckDB (cgo) like internal/crosscheck
 }
 
 // sameLayer lists the allowed imports between packages of one layer.
 var sameLayer = map[string][]string{
-	"storage/local":           {"storage"},
-	"storage/mem":             {"storage"},
-	"storage/storagetest":     {"storage"},
-	"storage/blobstore":       {"storage"},
-	"storage/s3":              {"storage", "storage/blobstore"},
-	"storage/s3/s3test":       {"storage/s3"},
-	"storage/gcs":             {"storage", "storage/blobstore"},
-	"storage/gcs/gcstest":     {"storage/gcs"},
-	"storage/azure":           {"storage", "storage/blobstore"},
-	"storage/azure/azuretest": {"storage/azure"},
-	"format/hfile":            {"spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel (docs/architecture.md)
-	"fsview":                  {"timeline"},
-	"commit":                  {"commit/lock"},
-	"services/compaction":     {"write"},
-	"services/clustering":     {"write"},
-	"internal/cli":            {},
+	"storage/local":                {"storage"},
+	"storage/mem":                  {"storage"},
+	"storage/storagetest":          {"storage"},
+	"internal/blobstore":           {"storage"},
+	"storage/s3":                   {"storage", "internal/blobstore"},
+	"internal/objstore/s3test":     {"storage/s3"},
+	"storage/gcs":                  {"storage", "internal/blobstore"},
+	"internal/objstore/gcstest":    {"storage/gcs"},
+	"storage/azure":                {"storage", "internal/blobstore"},
+	"internal/objstore/azuretest":  {"storage/azure"},
+	"internal/format/hfile":        {"internal/spec"}, // spec.ErrUnsupported, the one "unsupported" sentinel (docs/architecture.md)
+	"internal/fsview":              {"internal/timeline"},
+	"internal/commit":              {"internal/commit/lock"},
+	"internal/services/compaction": {"internal/write"},
+	"internal/services/clustering": {"internal/write"},
+	"internal/cli":                 {},
 	// The metadata table's writer runs the clean, compaction-plan and archival code on the
 	// metadata table itself, and reads the data table's snapshot (read) for the record
 	// index's keys.
-	"mdt/mdtwrite": {"services/clean", "services/archive", "services/compaction", "read"},
-	"cmd/hudi":     {"internal/cli"},
-	"sql":          {"sql/parser", "hudi"}, // the engine runs over the facade
+	"internal/mdt/mdtwrite": {"internal/services/clean", "internal/services/archive", "internal/services/compaction", "internal/read"},
+	"cmd/hudi":              {"internal/cli"},
+	"sql":                   {"internal/sql/parser", "hudi"}, // the engine runs over the facade
 }
 
 // onlyImportedBy lists packages only the named packages may import: the SQL engine links
@@ -77,14 +77,21 @@ var sameLayer = map[string][]string{
 var onlyImportedBy = map[string][]string{
 	"sql": {"internal/cli", "bench"}, // bench: W8 times the engine; it links DuckDB already
 	// The cloud backends: the core stays free of cloud SDKs (cmd/hudi links them).
-	"storage/blobstore": {"storage/s3", "storage/gcs", "storage/azure", "bench"},
-	"storage/s3":        {"cmd/hudi", "storage/s3/s3test", "internal/objstoretest", "bench"},
-	"storage/gcs":       {"cmd/hudi", "storage/gcs/gcstest", "internal/objstoretest"},
-	"storage/azure":     {"cmd/hudi", "storage/azure/azuretest", "internal/objstoretest"},
+	"internal/blobstore": {"storage/s3", "storage/gcs", "storage/azure", "bench"},
+	"storage/s3":         {"cmd/hudi", "internal/objstore/s3test", "internal/objstoretest", "bench"},
+	"storage/gcs":        {"cmd/hudi", "internal/objstore/gcstest", "internal/objstoretest"},
+	"storage/azure":      {"cmd/hudi", "internal/objstore/azuretest", "internal/objstoretest"},
 }
 
 // cloudSDKs are import path prefixes of cloud SDKs, which only the backends above import.
 var cloudSDKs = []string{"gocloud.dev", "github.com/aws/", "cloud.google.com/", "github.com/Azure/", "google.golang.org/api"}
+
+// cloudSDKUser reports whether pkg may import a cloud SDK: the storage backends, their
+// shared blob-store code and test servers, the object-store tests and the benchmark.
+func cloudSDKUser(pkg string) bool {
+	return strings.HasPrefix(pkg, "storage/") || strings.HasPrefix(pkg, "internal/objstore/") ||
+		pkg == "internal/blobstore" || pkg == "internal/objstoretest" || pkg == "bench"
+}
 
 func TestLayering(t *testing.T) {
 	root := testutil.RepoRoot(t)
@@ -118,7 +125,7 @@ func TestLayering(t *testing.T) {
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
 			for _, sdk := range cloudSDKs {
-				if strings.HasPrefix(path, sdk) && !strings.HasPrefix(pkg, "storage/") && pkg != "bench" && pkg != "internal/objstoretest" {
+				if strings.HasPrefix(path, sdk) && !cloudSDKUser(pkg) {
 					t.Errorf("%s imports the cloud SDK %s: only the storage backends may", pkg, path)
 				}
 			}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/azuretest"
+	"github.com/hudi-go/hudi/internal/objstore/gcstest"
 	"github.com/hudi-go/hudi/storage/azure"
-	"github.com/hudi-go/hudi/storage/azure/azuretest"
-	"github.com/hudi-go/hudi/storage/gcs/gcstest"
 )
 
 // TestWritesOnGCSAndAzure: the CLI on a merge-on-read table on GCS (fake-gcs-server,

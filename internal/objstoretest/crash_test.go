@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 )
 
 type tlEntry struct{ Instant, Action, State string }

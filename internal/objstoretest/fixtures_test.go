@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/internal/testutil"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 )
 
 // ciFixtures are the checks the fixture checker runs through S3 in CI: table versions 6,

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hudi-go/hudi/commit/lock"
+	"github.com/hudi-go/hudi/internal/commit/lock"
+	"github.com/hudi-go/hudi/internal/objstore/azuretest"
+	"github.com/hudi-go/hudi/internal/objstore/gcstest"
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/azure/azuretest"
-	"github.com/hudi-go/hudi/storage/gcs/gcstest"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 )
 
 // takeOver is a real object store on which, once armed, another process takes the lock

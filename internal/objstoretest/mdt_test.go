@@ -15,10 +15,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/format/jsonl"
-	"github.com/hudi-go/hudi/schema"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
+	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 	"github.com/hudi-go/hudi/storage/storagetest"
 )
 

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 )
 
 // run runs the binary with env added and returns stdout.

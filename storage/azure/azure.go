@@ -52,8 +52,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob/azureblob"
 
+	"github.com/hudi-go/hudi/internal/blobstore"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/blobstore"
 )
 
 // The settings this backend honours (Hadoop ABFS names and meanings), and the

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/azuretest"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/azure"
-	"github.com/hudi-go/hudi/storage/azure/azuretest"
 	"github.com/hudi-go/hudi/storage/storagetest"
 )
 

@@ -18,8 +18,8 @@ import (
 	"gocloud.dev/blob/gcsblob"
 	"google.golang.org/api/googleapi"
 
+	"github.com/hudi-go/hudi/internal/blobstore"
 	hstorage "github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/blobstore"
 )
 
 func init() {

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/gcstest"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/gcs/gcstest"
 	"github.com/hudi-go/hudi/storage/storagetest"
 )
 

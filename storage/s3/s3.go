@@ -40,8 +40,8 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"gocloud.dev/blob/s3blob"
 
+	"github.com/hudi-go/hudi/internal/blobstore"
 	"github.com/hudi-go/hudi/storage"
-	"github.com/hudi-go/hudi/storage/blobstore"
 )
 
 // The S3A keys this backend honours (Hadoop's names and meanings).

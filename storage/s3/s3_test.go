@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hudi-go/hudi/internal/objstore/s3test"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/s3"
-	"github.com/hudi-go/hudi/storage/s3/s3test"
 	"github.com/hudi-go/hudi/storage/storagetest"
 )
 
