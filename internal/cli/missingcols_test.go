@@ -98,6 +98,16 @@ func TestDeleteNeedsPartitionColumns_HudiGoChoice(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"deleted":1`) {
 		t.Fatalf("global delete: exit %d, %s %s", code, out, stderr)
 	}
+	// RECORD_INDEX is global too (Java 0.14's SparkMetadataTableRecordIndex.isGlobal).
+	if _, stderr, code := run(t, "write", dir, "--input", writeInput(t, `{"ts":2,"uuid":"b","rider":"r2","fare":1,"city":"sf"}`),
+		"--set", "hoodie.metadata.record.index.enable=true"); code != 0 {
+		t.Fatal(stderr)
+	}
+	out, stderr, code = run(t, "write", dir, "--op", "delete", "--input", writeInput(t, `{"uuid":"b"}`),
+		"--set", "hoodie.index.type=RECORD_INDEX", "--set", "hoodie.metadata.record.index.enable=true", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"deleted":1`) {
+		t.Fatalf("record-index delete without the partition column: exit %d, %s %s", code, out, stderr)
+	}
 }
 
 // TestPartialUpdateMissingColumnsCLI: with PartialUpdateAvroPayload a JSON Lines row may

@@ -22,6 +22,7 @@ import (
 	"github.com/hudi-go/hudi/internal/format/parquet"
 	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/schema"
+	"github.com/hudi-go/hudi/internal/write/index"
 )
 
 // parseSettings turns repeated --set k=v flags into a map, over the settings of
@@ -361,8 +362,9 @@ func deleteColumns(t *hudi.Table, op string, settings map[string]string) []strin
 	}
 	cfg := t.Config()
 	cols := cfg.RecordKeyFields()
-	idx := strings.ToUpper(strings.TrimSpace(settings["hoodie.index.type"]))
-	if idx != "GLOBAL_SIMPLE" && idx != "GLOBAL_BLOOM" {
+	// An index type the write will refuse asks for the partition columns as well: the
+	// write's own error names the setting.
+	if global, err := index.IsGlobal(index.Type(settings[config.IndexType.Name])); err != nil || !global {
 		cols = append(cols, cfg.PartitionFields()...)
 	}
 	return cols

@@ -109,6 +109,17 @@ func New(typ Type, s Settings) (Index, error) {
 	return nil, fmt.Errorf("%s=%s: no such index", config.IndexType.Name, typ)
 }
 
+// IsGlobal reports whether hoodie.index.type=typ ("" = the default) selects a global
+// index, without the settings New needs for some indexes (a bucket count): the CLI asks it
+// before reading input, to know which columns a delete must name.
+func IsGlobal(typ Type) (bool, error) {
+	idx, err := New(typ, Settings{NumBuckets: 1})
+	if err != nil {
+		return false, err
+	}
+	return idx.Global(), nil
+}
+
 // GlobalIndex is a global index: hoodie.<index>.update.partition.path decides whether a
 // key whose partition changes moves to the new partition.
 type GlobalIndex interface {

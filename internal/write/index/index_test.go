@@ -92,6 +92,9 @@ func TestNew(t *testing.T) {
 			if idx.Type() != wantType {
 				t.Errorf("Type() = %q, want %q", idx.Type(), wantType)
 			}
+			if global, err := IsGlobal(tc.value); err != nil || global != idx.Global() {
+				t.Errorf("IsGlobal(%q) = %v, %v; Global() = %v", tc.value, global, err, idx.Global())
+			}
 			g, isGlobal := idx.(GlobalIndex)
 			if isGlobal != idx.Global() {
 				t.Errorf("implements GlobalIndex: %v, Global(): %v", isGlobal, idx.Global())
