@@ -21,7 +21,7 @@ const modulePath = "github.com/hudi-go/hudi"
 
 // publicPackage reports whether a program outside the module can import
 // path once the implementation packages live under internal/ (issue 18): only
-// hudi, config, storage and its backends, and sql.
+// hudi, config, and storage with its backends.
 func publicPackage(path string) bool {
 	rel, ok := strings.CutPrefix(path, modulePath)
 	if !ok {
@@ -29,7 +29,7 @@ func publicPackage(path string) bool {
 	}
 	rel = strings.TrimPrefix(rel, "/")
 	switch {
-	case rel == "", rel == "config", rel == "sql", rel == "storage":
+	case rel == "", rel == "config", rel == "storage":
 		return true
 	case strings.HasPrefix(rel, "storage/"):
 		return true

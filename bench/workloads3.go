@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/hudi-go/hudi/internal/benchdata"
+	hudisql "github.com/hudi-go/hudi/internal/sql"
 	"github.com/hudi-go/hudi/internal/sql/parser"
-	hudisql "github.com/hudi-go/hudi/sql"
 )
 
 // ---------------------------------------------------------------------------------- W8

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	hsql "github.com/hudi-go/hudi/sql"
+	hsql "github.com/hudi-go/hudi/internal/sql"
 )
 
 func newQuickstartCmd(e *env) *cobra.Command {

@@ -16,8 +16,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hudi-go/hudi"
+	hsql "github.com/hudi-go/hudi/internal/sql"
 	"github.com/hudi-go/hudi/internal/sql/parser"
-	hsql "github.com/hudi-go/hudi/sql"
 )
 
 // addSQLCommands registers `hudi sql` and `hudi quickstart` (this build links DuckDB).

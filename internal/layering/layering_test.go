@@ -38,7 +38,7 @@ var layer = map[string]int{
 	"internal/read": 6, "internal/write": 6, "internal/mdt/mdtwrite": 6, "internal/services/compaction": 6, "internal/services/clean": 6,
 	"internal/services/archive":  6,
 	"internal/services/rollback": 6, "internal/services/savepoint": 6, "internal/services/clustering": 6,
-	"hudi": 7, "sql": 7,
+	"hudi": 7, "internal/sql": 7,
 	"internal/sql/parser": 7, // pure Go: imports only the standard library
 	"internal/cli":        8, "cmd/hudi": 8,
 	"internal/layering": 9, "internal/crashtest": 9, "internal/crosscheck": 9, "internal/concurrencytest": 9,
@@ -68,14 +68,14 @@ var sameLayer = map[string][]string{
 	// index's keys.
 	"internal/mdt/mdtwrite": {"internal/services/clean", "internal/services/archive", "internal/services/compaction", "internal/read"},
 	"cmd/hudi":              {"internal/cli"},
-	"sql":                   {"internal/sql/parser", "hudi"}, // the engine runs over the facade
+	"internal/sql":          {"internal/sql/parser", "hudi"}, // the engine runs over the facade
 }
 
 // onlyImportedBy lists packages only the named packages may import: the SQL engine links
 // DuckDB through cgo, so only the CLI (behind the !nosql build tag) and the benchmark
 // command may pull it in, and the core stays pure Go.
 var onlyImportedBy = map[string][]string{
-	"sql": {"internal/cli", "bench"}, // bench: W8 times the engine; it links DuckDB already
+	"internal/sql": {"internal/cli", "bench"}, // bench: W8 times the engine; it links DuckDB already
 	// The cloud backends: the core stays free of cloud SDKs (cmd/hudi links them).
 	"internal/blobstore": {"storage/s3", "storage/gcs", "storage/azure", "bench"},
 	"storage/s3":         {"cmd/hudi", "internal/objstore/s3test", "internal/objstoretest", "bench"},

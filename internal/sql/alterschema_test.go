@@ -18,7 +18,7 @@ import (
 // from Java 0.14's sources; see schema/internal_golden_test.go).
 func goldenH0(t *testing.T) (ids, jsons []string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "internal", "schema", "internalschema", "testdata", "h0_versions.golden"))
+	f, err := os.Open(filepath.Join("..", "schema", "internalschema", "testdata", "h0_versions.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}
