@@ -613,6 +613,20 @@ func (s *Store) putSmall(ctx context.Context, p string, data []byte, ifNotExist 
 			}
 			continue
 		}
+		if ifNotExist && ctx.Err() == nil {
+			// A server may refuse a conditional PUT before it has read the body and close
+			// the connection (versitygw under load): the client then sees a reset, not the
+			// 412. What the key holds now decides: our bytes (this PUT did land; its answer
+			// was lost) or another writer's (create-if-absent lost). Identical bytes from
+			// another writer would count as ours; no two writers create one path with the
+			// same content here (instant, marker and lock files name their writer).
+			if got, rerr := s.b.ReadAll(ctx, s.key(p)); rerr == nil {
+				if bytes.Equal(got, data) {
+					return nil
+				}
+				return fmt.Errorf("%s %s: %w (%v)", op, s.name(p), storage.ErrExist, err)
+			}
+		}
 		return s.wrap(op, p, err)
 	}
 }
