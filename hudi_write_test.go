@@ -28,6 +28,19 @@ type row = map[string]any
 // readRows returns the table's snapshot as user-column rows keyed by record key field.
 func readRows(t *testing.T, tb *hudi.Table, key string) map[string]row {
 	t.Helper()
+	return readRowsOnce(t, tb, key, false)
+}
+
+// scanRows is readRows that fails on a key read twice.
+func scanRows(t *testing.T, tb *hudi.Table, key string) map[string]row {
+	t.Helper()
+	return readRowsOnce(t, tb, key, true)
+}
+
+// readRowsOnce scans the snapshot into rows keyed by key; with unique, a key read twice
+// fails the test.
+func readRowsOnce(t *testing.T, tb *hudi.Table, key string, unique bool) map[string]row {
+	t.Helper()
 	ctx := context.Background()
 	scan, err := tb.Scan(ctx, hudi.ScanOptions{})
 	if err != nil {
@@ -47,7 +60,11 @@ func readRows(t *testing.T, tb *hudi.Table, key string) map[string]row {
 		if err := dec.Decode(&r); err != nil {
 			t.Fatal(err)
 		}
-		out[string(mustJSON(r[key]))] = r
+		k := string(mustJSON(r[key]))
+		if _, dup := out[k]; dup && unique {
+			t.Errorf("key %s read twice", k)
+		}
+		out[k] = r
 	}
 	return out
 }

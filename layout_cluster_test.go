@@ -1,18 +1,13 @@
 package hudi_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/hudi-go/hudi"
-	"github.com/hudi-go/hudi/internal/format/jsonl"
 	"github.com/hudi-go/hudi/internal/testutil"
 )
 
@@ -106,35 +101,4 @@ func TestLayoutTwoReadsSparkClustering(t *testing.T) {
 			checkLayoutTwoTimeline(t, dir)
 		})
 	}
-}
-
-// scanRows is readRows that fails on a key read twice.
-func scanRows(t *testing.T, tb *hudi.Table, key string) map[string]row {
-	t.Helper()
-	ctx := context.Background()
-	scan, err := tb.Scan(ctx, hudi.ScanOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	enc := jsonl.NewEncoder(&buf, jsonl.Options{DropMetaColumns: true})
-	if err := scan.Run(ctx, func(r arrow.Record) error { return enc.WriteRecord(r) }); err != nil {
-		t.Fatal(err)
-	}
-	enc.Flush()
-	out := map[string]row{}
-	dec := json.NewDecoder(&buf)
-	dec.UseNumber()
-	for dec.More() {
-		var r row
-		if err := dec.Decode(&r); err != nil {
-			t.Fatal(err)
-		}
-		k := string(mustJSON(r[key]))
-		if _, dup := out[k]; dup {
-			t.Errorf("key %s read twice", k)
-		}
-		out[k] = r
-	}
-	return out
 }
