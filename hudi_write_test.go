@@ -118,7 +118,7 @@ func sameRows(t *testing.T, what string, got, want map[string]row) {
 // Upsert, delete and insert_overwrite on copies of Spark-written v6 copy-on-write and
 // merge-on-read tables read back equal to a model, and keep the table's settings.
 func TestWritesOnSparkTables(t *testing.T) {
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		id, key, ordering string
 		mutate            string // a non-key column the upsert changes
 		numeric           bool   // mutate is numeric: set to a number, not a string
@@ -155,6 +155,7 @@ func TestWritesOnSparkTables(t *testing.T) {
 		{"trips-mor-avro/v8_trips_8i3u1d", "uuid", "ts", "rider", false, "uuid-new-424242"},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
+			testutil.RaceSample(t, i)
 			ctx := context.Background()
 			dir := testutil.Table(t, tc.id)
 			propsBefore, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))

@@ -48,8 +48,9 @@ var layoutTwoFixtures = []struct{ id, key, mutate string }{
 // UNVERIFIED against Java: no v8/v9 fixture has a data-table clean, rollback, savepoint or
 // restore; the files follow Java 1.x's sources (see docs/writing.md, "Table versions").
 func TestServicesOnSparkTablesLayoutTwo(t *testing.T) {
-	for _, tc := range layoutTwoFixtures {
+	for i, tc := range layoutTwoFixtures {
 		t.Run(tc.id, func(t *testing.T) {
+			testutil.RaceSample(t, i)
 			ctx := context.Background()
 			dir := testutil.Table(t, tc.id)
 			tb, err := hudi.Open(ctx, dir)

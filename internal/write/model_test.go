@@ -56,6 +56,7 @@ package write_test
 import (
 	"context"
 	"fmt"
+	"github.com/hudi-go/hudi/internal/testutil"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -692,7 +693,7 @@ func TestModel(t *testing.T) {
 		"drop/SIMPLE", "drop/GLOBAL_BLOOM", "mor/drop/BLOOM", "mor/drop/GLOBAL_SIMPLE",
 		// Table version 9 (Hudi 1.x, timeline layout 2), services included (newServices).
 		"v9/SIMPLE", "v9/GLOBAL_BLOOM", "v9/mor/BLOOM"}
-	n := 0
+	n, configs := 0, 0
 	for _, idx := range indexes {
 		version := 0
 		if strings.HasPrefix(idx, "v9/") {
@@ -744,7 +745,10 @@ func TestModel(t *testing.T) {
 				if r.IntN(3) == 0 {
 					c.maxFile = 16<<10 + r.Int64N(32<<10) // several files per partition
 				}
+				sample := configs
+				configs++
 				t.Run(c.name(), func(t *testing.T) {
+					testutil.RaceSample(t, sample)
 					t.Parallel() // at most -parallel (GOMAXPROCS) configurations at once
 					runModel(t, c, modelTable{path: t.TempDir()}, newServices(c))
 				})
