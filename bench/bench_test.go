@@ -7,14 +7,20 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hudi-go/hudi/internal/testutil"
 )
 
 // TestTiny runs every workload at a tiny size (5k rows, one pair, the scaling cases too)
 // so the command keeps building and its correctness checks keep passing. It says nothing
-// about speed.
+// about speed. It is a check of the harness, not of concurrency: under the race detector
+// it skips (94 s there) and scripts/test runs it in its no-race phase.
 func TestTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every workload once (~20 s)")
+	}
+	if testutil.Race {
+		t.Skip("runs without -race in scripts/test's no-race phase")
 	}
 	cfg := Config{Short: true, ForceScaling: true, Rows: 5_000, Pairs: 1, Commits: 6, CommitRows: 50, Seed: 7,
 		PlanSizes: [][2]int{{20, 200}}, Lookups: 2, Dir: t.TempDir()}
