@@ -28,7 +28,7 @@ import (
 func TestSelectMatchesFixtureExpectations(t *testing.T) {
 	fx := testutil.FixturesDir(t)
 	ctx := context.Background()
-	checked := 0
+	checked, cases := 0, 0
 	for _, id := range testutil.TableIDs(t) {
 		group, name, _ := strings.Cut(id, "/")
 		expDir := filepath.Join(fx, "expected", group, name)
@@ -36,7 +36,10 @@ func TestSelectMatchesFixtureExpectations(t *testing.T) {
 		if len(checks) == 0 {
 			continue
 		}
+		sample := cases
+		cases++
 		t.Run(id, func(t *testing.T) {
+			testutil.RaceSample(t, sample)
 			path := testutil.Table(t, id)
 			tb, err := hudi.Open(ctx, path)
 			if err != nil {
