@@ -71,6 +71,19 @@ func (s *Schema) Decode(src []byte) (any, []byte, error) {
 	return v, rest, nil
 }
 
+// DecodeTagged decodes like Decode, but a non-null union value comes as a one-key
+// map[string]any{branchName: value} (a named branch by its full name, a primitive by its
+// type name), so that branches of the same Go shape stay apart (Hudi's column-stats
+// wrappers: IntWrapper and DateWrapper both hold an int).
+func (s *Schema) DecodeTagged(src []byte) (any, []byte, error) {
+	var v any
+	rest, err := s.s.Decode(src, &v, tw.TaggedUnions())
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, rest, nil
+}
+
 // DecodeInto decodes one binary datum into a Go value (a struct pointer with `avro` tags,
 // or *any).
 func (s *Schema) DecodeInto(src []byte, v any) ([]byte, error) {

@@ -21,6 +21,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	} {
 		f.Add(encodeRecord(t, schema, r))
 	}
+	f.Add(columnStatsSeed(f, schema))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, value []byte) {
 		r, err := decodeRecord(schema, "k", value)

@@ -54,6 +54,11 @@ const (
 // ErrNoMetadataTable is returned by Open for a table without a metadata table.
 var ErrNoMetadataTable = errors.New("table has no metadata table")
 
+// ErrNoPartition is returned by ReadPartition for a metadata-table partition without a
+// partition folder holding files (Hudi 1.x leaves a listed column_stats partition of a
+// table whose files it does not index — Lance base files — without one).
+var ErrNoPartition = errors.New("no partition")
+
 // Table is a data table's metadata table, opened for reading.
 type Table struct {
 	st  storage.Storage // the data table

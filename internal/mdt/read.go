@@ -21,7 +21,7 @@ func (t *Table) ReadPartition(ctx context.Context, partition string) (map[string
 		return nil, fmt.Errorf("metadata table: list partition %s: %w", partition, err)
 	}
 	if len(listing.Partitions) == 0 {
-		return nil, fmt.Errorf("metadata table: no partition %s", partition)
+		return nil, fmt.Errorf("metadata table: %w %s", ErrNoPartition, partition)
 	}
 	view := fsview.Build(listing, t.Timeline, fsview.Options{})
 	out := map[string]*Record{}

@@ -69,6 +69,8 @@ type Record struct {
 	Files map[string]FileInfo
 	// RecordIndex is recordIndexMetadata (type 5).
 	RecordIndex *RecordIndexInfo
+	// ColumnStats is ColumnStatsMetadata (type 3).
+	ColumnStats *ColumnStats
 }
 
 // schemaCache parses each writer schema (a log block's SCHEMA header, a base file's
@@ -156,6 +158,19 @@ func decodeRecord(s *avro.Schema, key string, value []byte) (*Record, error) {
 			return nil, bad(fmt.Sprintf("fileIdEncoding %d", info.FileIDEncoding))
 		}
 		r.RecordIndex = info
+	case TypeColumnStats:
+		// Decoded again with tagged unions: the min/max wrappers IntWrapper and
+		// DateWrapper (LongWrapper and TimestampMicrosWrapper) have the same Go shape.
+		tv, _, err := s.DecodeTagged(value)
+		if err != nil {
+			return nil, fmt.Errorf("decode metadata record %q: %w", key, err)
+		}
+		tm, _ := tv.(map[string]any)
+		cs, err := decodeColumnStats(tm)
+		if err != nil {
+			return nil, bad(fmt.Sprintf("ColumnStatsMetadata: %v", err))
+		}
+		r.ColumnStats = cs
 	}
 	return r, nil
 }
@@ -174,6 +189,12 @@ func combine(older, newer *Record) (*Record, error) {
 	switch newer.Type {
 	case TypePartitionList, TypeFileList:
 		return &Record{Key: newer.Key, Type: newer.Type, Files: combineFiles(older.Files, newer.Files)}, nil
+	case TypeColumnStats:
+		cs, err := mergeColumnStats(older.ColumnStats, newer.ColumnStats)
+		if err != nil {
+			return nil, fmt.Errorf("metadata record %q: %w", newer.Key, err)
+		}
+		return &Record{Key: newer.Key, Type: newer.Type, ColumnStats: cs}, nil
 	}
 	return newer, nil
 }
