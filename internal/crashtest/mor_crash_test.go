@@ -418,6 +418,10 @@ func runMORTable(t *testing.T, rng *rand.Rand, st *morStats, iter *int, stop int
 		commitWrite("calibration write", 0)
 	}
 	check("after calibration")
+	// The metadata table is on by default: the kills below land in its steps too.
+	if !exists(filepath.Join(table, ".hoodie", "metadata", ".hoodie", "hoodie.properties")) {
+		t.Fatal("the table has no metadata table after the calibration writes")
+	}
 	compactFully("calibration compaction")
 	for range 2 {
 		commitWrite("calibration write", 0)
@@ -544,6 +548,7 @@ func runMORTable(t *testing.T, rng *rand.Rand, st *morStats, iter *int, stop int
 				*iter, w.op, r.res.Instant, r.res.RolledBack, pending)
 		}
 		check("after the write following the kill")
+		validateMetadata(t, table, *iter)
 		tl := tlOf()
 		for ts, in := range tl {
 			if !in.completed() {
