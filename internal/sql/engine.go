@@ -355,11 +355,15 @@ func (e *internalsError) Unwrap() error { return e.err }
 var (
 	duckQueryQuote = regexp.MustCompile(`(?s)\n*LINE \d+:.*$`)
 	internalNames  = regexp.MustCompile(scanFunction + `\(\d+\)|"?__hudi_[A-Za-z0-9_]*"?\.?|read_parquet\(\[[^\]]*\]\)`)
+	// duckFunctionMissing is DuckDB's message for a function it does not have, with its
+	// guess at a DuckDB function the user meant (which would mislead a Spark user).
+	duckFunctionMissing = regexp.MustCompile(`(?s)Catalog Error: (?:Scalar|Aggregate|Table|Pragma) Function with name "?([^ "]+?)"? does not exist!(?:\s*Did you mean "[^"]*"\?)?`)
 )
 
 func (e *Engine) hideInternals(err error) error {
 	msg := err.Error()
 	clean := duckQueryQuote.ReplaceAllString(msg, "")
+	clean = duckFunctionMissing.ReplaceAllString(clean, "function $1 is not supported by hudi-go (neither a Spark function it translates nor a DuckDB function)")
 	clean = internalNames.ReplaceAllString(clean, "")
 	if e.tmp != "" {
 		clean = strings.ReplaceAll(clean, e.tmp+string(os.PathSeparator), "")

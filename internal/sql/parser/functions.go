@@ -13,7 +13,6 @@ var renamedFunctions = map[string]string{
 	"array_size":      "len",
 	"cardinality":     "len",
 	"map_from_arrays": "MAP", // DuckDB's MAP(keys, values)
-	"array_distinct":  "list_distinct",
 	"array_join":      "array_to_string",
 	"explode":         "unnest",
 	"array":           "list_value",

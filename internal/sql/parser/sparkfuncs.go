@@ -125,6 +125,129 @@ func (p *parser) sparkFunction(b *textBuilder, name string, i, close int, sc *sc
 		w("coalesce(list_distinct(list(")
 		arg(parts[0])
 		w(")), [])")
+	case "array_distinct":
+		parts, _, err := args(1, 1)
+		if err != nil {
+			return 0, true, err
+		}
+		// Spark keeps each value's first occurrence, in order, and one NULL
+		// (ArrayDistinct); DuckDB's list_distinct reorders and drops NULLs. An element is
+		// kept where list_position (which finds NULL and NaN) first finds it.
+		w("list_filter(")
+		arg(parts[0])
+		w(", lambda __x, __i: list_position(")
+		arg(parts[0])
+		w(", __x) = __i)")
+	case "sort_array":
+		parts, ranges, err := args(1, 2)
+		if err != nil {
+			return 0, true, err
+		}
+		// Spark's SortArray: NULLs first ascending, last descending; the order must be a
+		// boolean literal (Spark requires a foldable one).
+		order := "'ASC', 'NULLS FIRST'"
+		if len(parts) == 2 {
+			r := ranges[1]
+			switch {
+			case r[1]-r[0] == 1 && p.toks[r[0]].isKeyword("true"):
+			case r[1]-r[0] == 1 && p.toks[r[0]].isKeyword("false"):
+				order = "'DESC', 'NULLS LAST'"
+			default:
+				return 0, true, errAt(p.toks[r[0]], "sort_array: the sort order must be true or false in hudi-go")
+			}
+		}
+		w("list_sort(")
+		arg(parts[0])
+		w(", " + order + ")")
+	case "sequence":
+		parts, ranges, err := args(2, 3)
+		if err != nil {
+			return 0, true, err
+		}
+		if len(parts) == 3 && p.toks[ranges[2][0]].isKeyword("INTERVAL") {
+			return 0, true, errAt(p.toks[i], "sequence of dates or timestamps is not supported by hudi-go (integers only)")
+		}
+		// Spark's Sequence: start to stop inclusive; the step defaults to 1 (-1 when
+		// start > stop); a step that does not lead from start to stop fails, except a zero
+		// step with start = stop ([start]); any NULL argument gives NULL.
+		// Spark accepts integral types only (besides dates and timestamps): any other type
+		// fails naming sequence; the bounds are then compared and generated as BIGINT.
+		integral := `('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'NULL', '"NULL"')`
+		bigint := func(part *textBuilder) *textBuilder {
+			c := &textBuilder{}
+			c.write("TRY_CAST(")
+			c.splice(part)
+			c.write(" AS BIGINT)")
+			return c
+		}
+		start, stop := bigint(parts[0]), bigint(parts[1])
+		step := &textBuilder{}
+		if len(parts) == 3 {
+			step = bigint(parts[2])
+		} else {
+			step.write("(CASE WHEN ")
+			step.splice(start)
+			step.write(" <= ")
+			step.splice(stop)
+			step.write(" THEN 1 ELSE -1 END)")
+		}
+		w("(CASE WHEN ")
+		for k, part := range parts {
+			if k > 0 {
+				w(" OR ")
+			}
+			w("typeof(")
+			arg(part)
+			w(") NOT IN " + integral)
+		}
+		w(" THEN error('sequence: start, stop and step must be integers in hudi-go, not ' || ")
+		for k, part := range parts {
+			if k > 0 {
+				w(" || ', ' || ")
+			}
+			w("typeof(")
+			arg(part)
+			w(")")
+		}
+		w(") WHEN ")
+		arg(start)
+		w(" IS NULL OR ")
+		arg(stop)
+		w(" IS NULL OR ")
+		arg(step)
+		w(" IS NULL THEN NULL WHEN ")
+		arg(step)
+		w(" = 0 AND ")
+		arg(start)
+		w(" = ")
+		arg(stop)
+		w(" THEN [")
+		arg(start)
+		w("] WHEN ")
+		arg(step)
+		w(" > 0 AND ")
+		arg(start)
+		w(" <= ")
+		arg(stop)
+		w(" OR ")
+		arg(step)
+		w(" < 0 AND ")
+		arg(start)
+		w(" >= ")
+		arg(stop)
+		w(" THEN generate_series(")
+		arg(start)
+		w(", ")
+		arg(stop)
+		w(", ")
+		arg(step)
+		w(") ELSE error('sequence: illegal sequence boundaries: ' || ")
+		arg(start)
+		w(" || ' to ' || ")
+		arg(stop)
+		w(" || ' by ' || ")
+		arg(step)
+		w(") END)")
 	case "percentile_approx", "approx_percentile":
 		parts, _, err := args(2, 3)
 		if err != nil {
