@@ -103,10 +103,10 @@ func (t *Table) changeVersion(ctx context.Context, o VersionChangeOptions) (*Ver
 		LSM: timeline.LSMWriteOptions{Compression: cfg.String(config.ParquetCompressionCodec),
 			Dictionary: cfg.Bool(config.ParquetDictionaryEnabled), CompactionBatch: cfg.Int(config.TimelineCompactionBatchSize)}}
 	if cur.Version != to {
-		// Properties first: a table the target version cannot hold (a CUSTOM merge mode)
-		// is refused before anything changes.
-		if _, err := upgrade.Properties(cur.Config.Props, cur.Version, to); err != nil {
-			return nil, fmt.Errorf("table version %d to %d: %w", cur.Version, to, err)
+		// A move Run would refuse (a CUSTOM merge mode, archived instants to move back) is
+		// refused before anything changes.
+		if err := upgrade.Check(ctx, cur, to); err != nil {
+			return nil, err
 		}
 		// UpgradeDowngrade.performRollbackAndCompactionIfRequired: every move between 6,
 		// 8 and 9 passes a handler pair that requires it ((7,8), (8,9), (9,8)).

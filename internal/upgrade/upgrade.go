@@ -69,6 +69,25 @@ type Result struct {
 // instants: converting them back into .commits_.archive files is not done yet.
 var ErrArchivedHistory = errors.New("the table has archived instants in its LSM timeline (timeline/history); converting them back to the version 6 archive is not done by hudi-go yet")
 
+// Check refuses, before anything changes, a move Run cannot make: a target version the
+// table's merge settings cannot have (merge mode CUSTOM), or a downgrade to version 6 of a
+// table with archived instants in its LSM timeline.
+func Check(ctx context.Context, t *table.Table, to spec.TableVersion) error {
+	if _, err := Properties(t.Config.Props, t.Version, to); err != nil {
+		return fmt.Errorf("table version %d to %d: %w", t.Version, to, err)
+	}
+	if from := timeline.LayoutOf(t.Version); from.Version() == 2 && timeline.LayoutOf(to).Version() == 1 {
+		archived, err := timeline.LoadArchived(ctx, t.Storage, from, t.Config.Props.Value(from.ArchiveFolderKey()), t.Config.TimelinePath())
+		if err != nil {
+			return fmt.Errorf("read the LSM timeline: %w", err)
+		}
+		if len(archived) > 0 {
+			return fmt.Errorf("downgrade to table version %d: %w", to, ErrArchivedHistory)
+		}
+	}
+	return nil
+}
+
 // Run moves the table t to o.To. t must have been opened after the caller's preparation
 // (failed writes rolled back, merge-on-read table compacted, no metadata table): Run
 // refuses a pending data write, since its files could not be rolled back by a reader of
@@ -79,6 +98,9 @@ func Run(ctx context.Context, t *table.Table, o Options) (*Result, error) {
 		return nil, fmt.Errorf("table version %d: hudi-go moves tables between versions 6, 8 and 9", to)
 	}
 	res := &Result{From: from, To: to}
+	if err := Check(ctx, t, to); err != nil {
+		return nil, err
+	}
 	newProps, err := Properties(t.Config.Props, from, to)
 	if err != nil {
 		return nil, err
@@ -143,13 +165,7 @@ func Run(ctx context.Context, t *table.Table, o Options) (*Result, error) {
 			}
 		}
 	} else {
-		archived, err := timeline.LoadArchived(ctx, st, oldLayout, t.Config.Props.Value(oldLayout.ArchiveFolderKey()), t.Config.TimelinePath())
-		if err != nil {
-			return nil, fmt.Errorf("read the LSM timeline: %w", err)
-		}
-		if len(archived) > 0 {
-			return nil, fmt.Errorf("downgrade to table version %d: %w", to, ErrArchivedHistory)
-		}
+		// Check found no archived instants.
 		if err := st.MkdirAll(ctx, storage.Join(timeline.MetaDir, "archived")); err != nil {
 			return nil, err
 		}
