@@ -60,9 +60,10 @@ func TestLayoutTwoRefusesWhatItDoesNotWrite(t *testing.T) {
 	}
 }
 
-// hoodie.write.table.version is honoured by create and refused, rather than ignored, by a
-// write that names another version than the table's (upgrade and downgrade are not done
-// yet); hoodie.record.merge.mode is refused on a version 6 table, which has no merge mode.
+// hoodie.write.table.version is honoured by create; a write naming a higher version than
+// the table's upgrades it (TestWriteAutoUpgrade) unless hoodie.write.auto.upgrade=false,
+// which is refused rather than ignored, and one naming a lower version is refused;
+// hoodie.record.merge.mode is refused on a version 6 table, which has no merge mode.
 func TestWriteTableVersionSetting(t *testing.T) {
 	ctx := context.Background()
 	create := func(version int, settings map[string]string) (*hudi.Table, error) {
@@ -105,7 +106,7 @@ func TestWriteTableVersionSetting(t *testing.T) {
 	}
 	for k, v := range map[string]string{"hoodie.write.table.version": "9", "hoodie.record.merge.mode": "EVENT_TIME_ORDERING"} {
 		_, err := v6.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition",
-			Settings: map[string]string{k: v, "hoodie.datasource.write.partitions.to.delete": "*"}})
+			Settings: map[string]string{k: v, "hoodie.datasource.write.partitions.to.delete": "*", "hoodie.write.auto.upgrade": "false"}})
 		if err == nil || !strings.Contains(err.Error(), k+"="+v) {
 			t.Errorf("write with %s=%s on a version 6 table: %v", k, v, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hudi-go/hudi/config"
@@ -191,11 +192,15 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 		}
 	}
 	if given, ok := explicit[config.WriteTableVersion.Name]; ok {
-		// Java's auto-upgrade (hoodie.write.auto.upgrade) is not done yet: a write names the
-		// table's own version or none.
+		// A higher version was upgraded to before (Table.autoUpgrade); a lower one would
+		// be a downgrade, which a write does not do here.
 		if v, _ := tc.Version(); given != fmt.Sprint(int(v)) {
-			errs = append(errs, fmt.Errorf("%s=%s: the table is version %d, and upgrading or downgrading a table is %w",
-				config.WriteTableVersion.Name, given, v, write.ErrUnsupported))
+			what := "a write does not downgrade a table (hudi downgrade TABLE --to " + given + " does)"
+			if g, err := strconv.Atoi(given); err == nil && g > int(v) {
+				what = "this operation does not upgrade a table (a write or hudi upgrade TABLE --to " + given + " does)"
+			}
+			errs = append(errs, fmt.Errorf("%s=%s: the table is version %d; %s: %w",
+				config.WriteTableVersion.Name, given, v, what, write.ErrUnsupported))
 		}
 	}
 	if given, ok := explicit[config.RecordMergeMode.Name]; ok && tc.MergeMode() == "" {

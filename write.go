@@ -224,6 +224,9 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 // Write applies an operation with input batches in the table's columns and commits it.
 // The caller holds the whole input; WriteReader streams it where the operation allows.
 func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOptions) (*WriteResult, error) {
+	if err := t.autoUpgrade(ctx, o); err != nil {
+		return nil, err
+	}
 	wo, cfg, err := t.writeOptions(o)
 	if err != nil {
 		return nil, err
@@ -241,6 +244,9 @@ func (t *Table) Write(ctx context.Context, batches []arrow.Record, o WriteOption
 // first, as Write's caller would: they need the whole input for the index lookup,
 // precombining or sorting (see write.WriteReader). rdr is read, not released.
 func (t *Table) WriteReader(ctx context.Context, rdr array.RecordReader, o WriteOptions) (*WriteResult, error) {
+	if err := t.autoUpgrade(ctx, o); err != nil {
+		return nil, err
+	}
 	wo, cfg, err := t.writeOptions(o)
 	if err != nil {
 		return nil, err

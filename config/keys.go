@@ -561,8 +561,13 @@ var (
 		"Table format version; 6 for Hudi 0.14.x, which is what hudi-go writes.")
 	WriteTableVersion = key("hoodie.write.table.version", Enum, Write, "6",
 		"Table version a create writes (6, 8 or 9; Hudi 1.x's HoodieWriteConfig.WRITE_TABLE_VERSION, "+
-			"not in 0.14). On an existing table it must equal the table's version (upgrade and downgrade are not done yet).").
+			"not in 0.14). On an existing table of a lower version the write upgrades it first when hoodie.write.auto.upgrade is true "+
+			"(Java 1.x's UpgradeDowngrade); a lower version than the table's is refused (downgrade with hudi downgrade).").
 		enum("6", "8", "9")
+	WriteAutoUpgrade = key("hoodie.write.auto.upgrade", Bool, Write, "true",
+		"Hudi 1.x's HoodieWriteConfig.AUTO_UPGRADE_VERSION (not in 0.14): a write whose hoodie.write.table.version is above the "+
+			"table's upgrades the table first. With false, Java skips the upgrade and writes the table's version (with a warning); "+
+			"hudi-go refuses the write instead of ignoring hoodie.write.table.version.")
 	RecordMergeMode = noDefault("hoodie.record.merge.mode", Enum, Table,
 		"Merge mode of a table version 8/9 (Hudi 1.x, not in 0.14): EVENT_TIME_ORDERING when an ordering field is set, "+
 			"else COMMIT_TIME_ORDERING. CUSTOM (merger classes) is refused.").
@@ -720,7 +725,7 @@ func registered() []Key {
 		ZookeeperLockConnectionTimeoutMs, HiveMetastoreLockDatabase, HiveMetastoreLockTable,
 		// §12, §13
 		TimelineTimezone, TimelineLayoutVersion, TimelineHolesResolutionPolicy, TableName, DatabaseName, TableType,
-		TableVersion, WriteTableVersion, RecordMergeMode, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,
+		TableVersion, WriteTableVersion, WriteAutoUpgrade, RecordMergeMode, TablePrecombineField, TableRecordKeyFields, TablePartitionFields, TableKeyGeneratorClass,
 		PopulateMetaFields, ArchivelogFolder, TableChecksum, TableRecordMergerStrategy, TableCreateSchema,
 		TableMetadataPartitions, TableMetadataPartitionsInflight, CDCEnabled, CDCSupplementalLoggingMode,
 		BootstrapBasePath, BootstrapIndexClass, BootstrapIndexEnable, PartitionMetafileUseBaseFormat,

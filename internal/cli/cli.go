@@ -115,7 +115,8 @@ cluster, clean, archive, rollback, savepoint).`,
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newReadCmd(e), newDescribeCmd(e), newTimelineCmd(e), newCreateCmd(e), newWriteCmd(e), newCompactCmd(e),
-		newCleanCmd(e), newArchiveCmd(e), newRollbackCmd(e), newSavepointCmd(e), newClusterCmd(e), newMetadataCmd(e))
+		newCleanCmd(e), newArchiveCmd(e), newRollbackCmd(e), newSavepointCmd(e), newClusterCmd(e), newMetadataCmd(e),
+		newVersionChangeCmd(e, false), newVersionChangeCmd(e, true))
 	addSQLCommands(root, e)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

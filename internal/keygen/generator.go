@@ -612,3 +612,21 @@ func TypeClass(typ string) (string, bool) {
 	c, ok := typeClass[strings.ToUpper(strings.TrimSpace(typ))]
 	return c, ok
 }
+
+// TypeOfClass returns the key generator type of a class name (KeyGeneratorType.fromClassName
+// for the classes hudi-go knows: Spark and Avro variants), and false for another class.
+func TypeOfClass(class string) (string, bool) {
+	simple := strings.ToUpper(strings.TrimSpace(class))
+	if i := strings.LastIndexByte(simple, '.'); i >= 0 {
+		simple = simple[i+1:]
+	}
+	t, ok := classType[simple]
+	return t, ok
+}
+
+// ClassOfType returns the class Java records for a key generator type
+// (KeyGeneratorType.getKeyGeneratorClassName), and false for another type.
+func ClassOfType(typ string) (string, bool) {
+	c, ok := typeClass[strings.ToUpper(strings.TrimSpace(typ))]
+	return c, ok
+}

@@ -34,7 +34,7 @@ var layer = map[string]int{
 	"internal/timeline": 2, "internal/fsview": 2, "internal/schema": 2, "internal/keygen": 2, "internal/merge": 2, "internal/expr": 2,
 	"internal/filegroup": 3, "internal/mdt": 3,
 	"internal/table":  4,
-	"internal/commit": 5, "internal/commit/lock": 5, "internal/write/index": 5, // write/index: the indexes a write chooses from
+	"internal/commit": 5, "internal/commit/lock": 5, "internal/upgrade": 5, "internal/write/index": 5, // write/index: the indexes a write chooses from
 	"internal/read": 6, "internal/write": 6, "internal/mdt/mdtwrite": 6, "internal/services/compaction": 6, "internal/services/clean": 6,
 	"internal/services/archive":  6,
 	"internal/services/rollback": 6, "internal/services/savepoint": 6, "internal/services/clustering": 6,

@@ -480,3 +480,9 @@ func SetChecksum(p *Properties) error {
 	p.Set(KeyTableChecksum, strconv.FormatUint(uint64(want), 10))
 	return nil
 }
+
+// Value returns the value of key, "" when absent.
+func (p *Properties) Value(key string) string {
+	v, _ := p.Get(key)
+	return v
+}
