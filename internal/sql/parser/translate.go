@@ -125,6 +125,7 @@ func (p *parser) walk(b *textBuilder, i, end int, sc *scope) error {
 		}
 		atStart := sc.queryStart
 		sc.queryStart = false
+		b.markToken(i)
 		var err error
 		switch t.kind {
 		case tokOp:
