@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,8 +13,9 @@ import (
 
 // subscriptKinds decides each column subscript of text (parser.Subscript) from the
 // schemas of the Hudi tables the text reads: Spark's [i] is 0-based on an array column
-// and a key lookup on a map column. A column found nowhere, found as an array in one
-// table and a map in another, or of another type is refused, never guessed.
+// and a key lookup on a map column; a column of another type is refused. A column found
+// nowhere, or of different types in different tables, is subscripted by the type of the
+// column DuckDB binds the name to (Subscript.DynamicText), never guessed.
 func (b *binder) subscriptKinds(ctx context.Context, text parser.SQLText) (map[int]string, error) {
 	var subs []int
 	for k, ref := range text.Refs {
@@ -35,7 +37,7 @@ func (b *binder) subscriptKinds(ctx context.Context, text parser.SQLText) (map[i
 		kinds := map[string]bool{}
 		var other arrow.DataType
 		for _, sc := range schemas {
-			for _, dt := range columnTypes(sc, s.Column) {
+			for _, dt := range columnTypes(sc, s.Column, s.Keyed) {
 				switch dt.ID() {
 				case arrow.LIST, arrow.LARGE_LIST, arrow.FIXED_SIZE_LIST, arrow.LIST_VIEW, arrow.LARGE_LIST_VIEW:
 					kinds["array"] = true
@@ -48,13 +50,11 @@ func (b *binder) subscriptKinds(ctx context.Context, text parser.SQLText) (map[i
 		}
 		col := s.String()
 		switch {
-		case len(kinds) == 0:
-			return nil, fmt.Errorf("line %d, column %d: hudi-go cannot tell whether %s is an array (Spark's [i] is 0-based) or a map: it is not a column of the Hudi tables the statement reads; write element_at(%s, i + 1) for an array element or element_at(%s, key) for a map value",
-				s.Pos.Line, s.Pos.Col, col, col, col)
-		case len(kinds) > 1 && kinds["other"]:
-			return nil, fmt.Errorf("line %d, column %d: %s is %s, not an array or a map, in a table the statement reads", s.Pos.Line, s.Pos.Col, col, other)
-		case len(kinds) > 1:
-			return nil, fmt.Errorf("line %d, column %d: %s is an array in one table the statement reads and a map in another; qualify it or use element_at", s.Pos.Line, s.Pos.Col, col)
+		case len(kinds) == 0 || len(kinds) > 1:
+			// Not a column of these tables (an alias of a subquery column, a lambda
+			// variable), or of different types in different tables: DuckDB knows which
+			// column the name binds to, so the subscript is decided by its type there.
+			out[k] = s.DynamicText()
 		case kinds["other"]:
 			return nil, fmt.Errorf("line %d, column %d: %s is %s, which has no [index]", s.Pos.Line, s.Pos.Col, col, other)
 		case kinds["array"]:
@@ -103,14 +103,31 @@ func (b *binder) refSchemas(ctx context.Context, text parser.SQLText) ([]*arrow.
 }
 
 // columnTypes returns the types path may name in sc: path[n:] read as column, struct
-// field, … after n qualifiers (table alias, database) for n = 0, 1, 2. Names compare
+// field or map key (keyed elements, m['k']), … after n qualifiers (table alias, database)
+// for n = 0, 1, 2; a keyed element is never a qualifier or the column. Names compare
 // case-insensitively, as Spark resolves them.
-func columnTypes(sc *arrow.Schema, path []string) []arrow.DataType {
+func columnTypes(sc *arrow.Schema, path []string, keyed []bool) []arrow.DataType {
 	var out []arrow.DataType
 	for n := 0; n <= 2 && n < len(path); n++ {
-		fields := sc.Fields()
+		if slices.Contains(keyed[:n+1], true) {
+			break
+		}
 		var dt arrow.DataType
-		for _, name := range path[n:] {
+		for p, name := range path[n:] {
+			var fields []arrow.Field
+			switch t := dt.(type) {
+			case nil:
+				if p == 0 {
+					fields = sc.Fields()
+				}
+			case *arrow.StructType:
+				fields = t.Fields()
+			case *arrow.MapType:
+				if keyed[n+p] {
+					dt = t.ItemType()
+					continue
+				}
+			}
 			dt = nil
 			for _, f := range fields {
 				if strings.EqualFold(f.Name, name) {
@@ -120,12 +137,6 @@ func columnTypes(sc *arrow.Schema, path []string) []arrow.DataType {
 			}
 			if dt == nil {
 				break
-			}
-			st, ok := dt.(*arrow.StructType)
-			if ok {
-				fields = st.Fields()
-			} else {
-				fields = nil
 			}
 		}
 		if dt != nil {

@@ -13,9 +13,10 @@ import (
 func TestSubscripts(t *testing.T) {
 	e := openEngine(t)
 	run(t, e, `CREATE TABLE t (id INT, tags ARRAY<STRING>, props MAP<STRING, INT>, nums MAP<STRING, STRING>,
-  s STRUCT<arr: ARRAY<INT>, m: MAP<STRING, STRING>>, name STRING, k STRING) USING HUDI TBLPROPERTIES (primaryKey = 'id');
+  s STRUCT<arr: ARRAY<INT>, m: MAP<STRING, STRING>>, name STRING, k STRING, aa ARRAY<ARRAY<INT>>,
+  ma MAP<STRING, ARRAY<INT>>) USING HUDI TBLPROPERTIES (primaryKey = 'id');
 INSERT INTO t VALUES (1, array('a', 'b', 'c'), map('x', 10, 'y', 20), map('0', 'zero', '1', 'one'),
-  named_struct('arr', array(7, 8), 'm', map('p', 'q')), 'n1', 'y')`)
+  named_struct('arr', array(7, 8), 'm', map('p', 'q')), 'n1', 'y', array(array(1, 2), array(3)), map('k', array(5, 6)))`)
 	tests := []struct{ expr, want string }{
 		// Array-returning calls.
 		{"split('a-b-c', '-')[0]", `"a"`},
@@ -50,6 +51,24 @@ INSERT INTO t VALUES (1, array('a', 'b', 'c'), map('x', 10, 'y', 20), map('0', '
 		{"s['arr'][0] FROM t", `7`},
 		{"tags[0] FROM (SELECT tags FROM t)", `"a"`},
 		{"c.tags[1] FROM (SELECT * FROM t) c", `"b"`},
+		// Nested subscripts, and values whose type only DuckDB knows (aliases, results of
+		// other functions, parenthesized values): decided by the type DuckDB binds.
+		{"aa[1][0] FROM t", `3`},
+		{"aa[0][1] FROM t", `2`},
+		{"aa[0][2] FROM t", `null`},
+		{"aa[0][-1] FROM t", `null`},
+		{"aa[5][0] FROM t", `null`},
+		{"ma['k'][1] FROM t", `6`},
+		{"ma['z'][0] FROM t", `null`},
+		{"array(array(1, 2), array(3))[1][0]", `3`},
+		{"x[0] FROM (SELECT tags AS x FROM t)", `"a"`},
+		{"x[-1] FROM (SELECT tags AS x FROM t)", `null`},
+		{"x['y'] FROM (SELECT props AS x FROM t)", `20`},
+		{"x[id] FROM (SELECT aa AS x, id FROM t)", `[3]`},
+		{"q.x[1][0] FROM (SELECT aa AS x FROM t) q", `3`},
+		{"(tags)[0] FROM t", `"a"`},
+		{"coalesce(tags, tags)[2] FROM t", `"c"`},
+		{"list_transform(aa, e -> e[0])[1] FROM t", `3`}, // a lambda variable
 	}
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
@@ -79,18 +98,19 @@ INSERT INTO t VALUES (1, array('a', 'b', 'c'), map('x', 10, 'y', 20), map('0', '
 		}
 	})
 	refused := []struct{ q, want string }{
-		{"SELECT x[0] FROM (SELECT tags AS x FROM t)", "cannot tell whether x is an array"},
-		{"SELECT (tags)[0] FROM t", "cannot tell whether the value in parentheses"},
-		{"SELECT reverse(tags)[0] FROM t", "the result of reverse(…)"},
-		{"SELECT tags[0][0] FROM t", "the subscripted element"},
+		{"SELECT tags[0][0] FROM t", "a subscript [i] needs an array or a map, not VARCHAR"},
+		{"SELECT x[0] FROM (SELECT name AS x FROM t)", "a subscript [i] needs an array or a map, not VARCHAR"},
 		{"SELECT name[0] FROM t", "name is utf8, which has no [index]"},
-		{"SELECT nope[0] FROM t", "nope is an array"},
+		{"SELECT nope[0] FROM t", "nope"},
+		// hudi-go's limit: a map found in no table, subscripted by a string that is no
+		// literal, fails (both readings of x[i] must bind in DuckDB).
+		{"SELECT x[k] FROM (SELECT props AS x, k FROM t)", "CASE"},
 	}
 	for _, tc := range refused {
 		t.Run(tc.q, func(t *testing.T) {
 			err := runErr(t, e, tc.q)
-			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "element_at") && !strings.Contains(tc.want, "[index]") {
-				t.Errorf("error %q, want it to say %q and element_at", err, tc.want)
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to say %q", err, tc.want)
 			}
 		})
 	}

@@ -39,8 +39,13 @@ var notAColumn = map[string]bool{
 // renders ArrayText when the column is an array, MapText when it is a map.
 type Subscript struct {
 	Column []string // the column as written: [qualifier…,] column [, struct field…]
-	Index  string   // the translated index expression
-	Pos    Pos
+	// Keyed marks the elements of Column written as a string subscript (s['f'], m['k']):
+	// a struct field or a map key, never a qualifier.
+	Keyed []bool
+	Index string // the translated index expression
+	// Value is the column's translated text as written (t.s['f']), for DynamicText.
+	Value string
+	Pos   Pos
 }
 
 // ArrayText is Spark's 0-based array subscript in DuckDB: index i reads element i+1; a
@@ -53,6 +58,72 @@ func (s Subscript) MapText() string { return "[" + s.Index + "]" }
 
 // String renders the column for messages.
 func (s Subscript) String() string { return strings.Join(s.Column, ".") }
+
+// DynamicText subscripts the column by its type as DuckDB binds it, for a column the
+// engine finds in no table the statement reads (an alias of a subquery column, a lambda
+// variable) or finds as an array in one and a map in another.
+func (s Subscript) DynamicText() string {
+	b := &textBuilder{}
+	val := &textBuilder{}
+	val.write(s.Value)
+	idx := &textBuilder{}
+	idx.write(s.Index)
+	b.write("[")
+	dynamicIndex(b, val, idx)
+	b.write("]")
+	return b.cur.String()
+}
+
+// dynamicIndex writes the index of a subscript of val whose type the translation does not
+// know, decided by DuckDB when it binds the statement (typeof folds to a constant): an
+// array (DuckDB's type name ends in ']') gets Spark's 0-based index (arraySubscript), a
+// map the key; any other value fails naming Spark's subscript.
+func dynamicIndex(b, val, idx *textBuilder) {
+	b.write("CASE WHEN typeof(")
+	b.splice(val)
+	// TRY_CAST: the array branch is bound even when the value is a map with string keys.
+	b.write(")[-1:] = ']' THEN nullif(greatest(TRY_CAST((")
+	b.splice(idx)
+	b.write(") AS BIGINT), -1) + CAST(1 AS BIGINT), 0) WHEN typeof(")
+	b.splice(val)
+	b.write(")[:4] = 'MAP(' THEN ")
+	b.splice(idx)
+	b.write(" ELSE error('a subscript [i] needs an array or a map, not ' || typeof(")
+	b.splice(val)
+	b.write(")) END")
+}
+
+// valueStart returns the first token of the value that ends at token j and is followed
+// by a subscript: a (qualified) name, a call, a parenthesized value, and any of these
+// subscripted; -1 when it is none of them.
+func (p *parser) valueStart(j int) int {
+	switch t := p.toks[j]; {
+	case t.isOp(")"):
+		o := p.match[j]
+		if o < 0 || o >= j {
+			return -1
+		}
+		if o > 0 && p.toks[o-1].kind == tokIdent && !notAColumn[strings.ToUpper(p.toks[o-1].value)] {
+			if o >= 2 && p.toks[o-2].isOp(".") {
+				return -1 // a qualified function name
+			}
+			return o - 1
+		}
+		return o
+	case t.isOp("]"):
+		o := p.match[j]
+		if o < 1 || o >= j {
+			return -1
+		}
+		return p.valueStart(o - 1)
+	case t.isName():
+		if j >= 2 && p.toks[j-1].isOp(".") {
+			return p.valueStart(j - 2)
+		}
+		return j
+	}
+	return -1
+}
 
 func arraySubscript(index string) string {
 	// greatest(i, -1) + 1 is 0 for every negative i (and for NULL, which greatest skips);
@@ -99,6 +170,19 @@ func (p *parser) subscript(b *textBuilder, i, end int, sc *scope) (next int, ok 
 		return errAt(t, "hudi-go cannot tell whether "+what+" is an array (Spark's [i] is 0-based) or a map; "+
 			"write element_at(x, i + 1) for an array element or element_at(x, key) for a map value")
 	}
+	// dynamic subscripts the value that starts at token start (already written to b) by
+	// its type as DuckDB binds it (Subscript.DynamicText).
+	dynamic := func(start int, what string) (int, bool, error) {
+		m, ok := b.marks[start]
+		if start < 0 || !ok {
+			return 0, true, refuse(what)
+		}
+		val := b.since(m)
+		b.write(t.lead + "[")
+		dynamicIndex(b, val, idx)
+		b.write(p.toks[close].lead + "]")
+		return close + 1, true, nil
+	}
 	if prev.isOp(")") {
 		open := p.match[i-1]
 		name := ""
@@ -117,30 +201,34 @@ func (p *parser) subscript(b *textBuilder, i, end int, sc *scope) (next int, ok 
 		case mapFunctions[name]:
 			writeKey()
 		case name != "":
-			return 0, true, refuse("the result of " + name + "(…)")
+			return dynamic(p.valueStart(i-1), "the result of "+name+"(…)")
 		default:
-			return 0, true, refuse("the value in parentheses")
+			return dynamic(p.valueStart(i-1), "the value in parentheses")
 		}
 		return close + 1, true, nil
 	}
 	// A column, possibly qualified, or a struct field (s.f, s['f']): back over
-	// name (. name | ['name'])*.
+	// name (. name | ['name'])*. Anything else before the '[' (a[0][1]: an element of an
+	// element) is subscripted by its type as DuckDB binds it.
 	var col []string
+	var keyedPath []bool
 	j := i - 1
 	for {
 		if p.toks[j].isOp("]") {
 			o := p.match[j]
 			if o < 1 || o != j-2 || p.toks[o+1].kind != tokString {
-				return 0, true, refuse("the subscripted element")
+				return dynamic(p.valueStart(i-1), "the subscripted element")
 			}
 			col = append(col, p.toks[o+1].value)
+			keyedPath = append(keyedPath, true)
 			j = o - 1
 			continue
 		}
 		if !p.toks[j].isName() {
-			return 0, true, refuse("the subscripted value")
+			return dynamic(p.valueStart(i-1), "the subscripted value")
 		}
 		col = append(col, p.toks[j].value)
+		keyedPath = append(keyedPath, false)
 		if j >= 2 && p.toks[j-1].isOp(".") && (p.toks[j-2].isName() || p.toks[j-2].isOp("]")) {
 			j -= 2
 			continue
@@ -149,10 +237,20 @@ func (p *parser) subscript(b *textBuilder, i, end int, sc *scope) (next int, ok 
 	}
 	for l, r := 0, len(col)-1; l < r; l, r = l+1, r-1 {
 		col[l], col[r] = col[r], col[l]
+		keyedPath[l], keyedPath[r] = keyedPath[r], keyedPath[l]
 	}
 	if len(idx.refs) > 0 {
 		return 0, true, errAt(t, "a query inside the subscript of column "+strings.Join(col, ".")+" is not supported by hudi-go")
 	}
-	b.ref(TableRef{Subscript: &Subscript{Column: col, Index: idx.cur.String(), Pos: t.pos}})
+	value := ""
+	if m, ok := b.marks[p.valueStart(i-1)]; ok {
+		if v := b.since(m); len(v.refs) == 0 {
+			value = v.cur.String()
+		}
+	}
+	if value == "" {
+		return 0, true, refuse("column " + strings.Join(col, "."))
+	}
+	b.ref(TableRef{Subscript: &Subscript{Column: col, Keyed: keyedPath, Index: idx.cur.String(), Value: value, Pos: t.pos}})
 	return close + 1, true, nil
 }

@@ -125,6 +125,9 @@ func (p *parser) walk(b *textBuilder, i, end int, sc *scope) error {
 		}
 		atStart := sc.queryStart
 		sc.queryStart = false
+		if t.kind == tokIdent || t.kind == tokQuotedIdent || t.isOp("(") {
+			b.markToken(i) // where a subscripted value can start (valueStart)
+		}
 		var err error
 		switch t.kind {
 		case tokOp:
