@@ -55,6 +55,23 @@ func TestColumnStatsLikeSparkFixtures(t *testing.T) {
 			t.Errorf("%s: %v", id, err)
 			continue
 		}
+		// Every live record belongs to a partition of the table.
+		if raw, err := m.ReadPartition(ctx, mdt.PartitionColumnStats); err == nil {
+			live, found := 0, 0
+			for _, r := range raw {
+				if !r.ColumnStats.IsDeleted {
+					live++
+				}
+			}
+			for _, files := range all {
+				for _, cols := range files {
+					found += len(cols)
+				}
+			}
+			if live != found {
+				t.Errorf("%s: %d live column_stats records, %d of the table's partitions", id, live, found)
+			}
+		}
 		for p, files := range all {
 			for name, cols := range files {
 				file := filepath.Join(base, filepath.FromSlash(p), name)
