@@ -33,6 +33,11 @@ func TestDataSkippingOnSparkFixtures(t *testing.T) {
 	// filters each; HUDI_DATASKIP_ALL=1 reads all 8 with every filter (118 reads, ~14 s).
 	all := os.Getenv("HUDI_DATASKIP_ALL") != ""
 	ciFixtures := []string{"cow/v9_txns_simple_meta", "mor-avro/v9_txns_complex_meta", "mor-avro/v9_txns_nonpart_meta", "trips-mor-avro/v8_trips_8i3u1d"}
+	if raceEnabled && !all {
+		// Under -race (~5× slower): the COW table and the Hudi 1.0 MOR table, whose log
+		// files' stats decide slices.
+		ciFixtures = []string{"cow/v9_txns_simple_meta", "trips-mor-avro/v8_trips_8i3u1d"}
+	}
 	var fixtures, queries, slicesSeen, pruned int
 	for _, id := range testutil.MetadataTableIDs(t) {
 		if strings.Contains(id, "lance") {
@@ -86,7 +91,7 @@ func TestDataSkippingOnSparkFixtures(t *testing.T) {
 		}
 	}
 	t.Logf("%d fixtures, %d filtered reads: data skipping pruned %d of %d file slices", fixtures, queries, pruned, slicesSeen)
-	if want := map[bool]int{true: 8, false: 4}[all]; fixtures != want || pruned == 0 {
+	if want := map[bool]int{true: 8, false: len(ciFixtures)}[all]; fixtures != want || pruned == 0 {
 		t.Errorf("%d fixtures, %d slices pruned; want %d fixtures and some pruning", fixtures, pruned, want)
 	}
 }
