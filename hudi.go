@@ -128,7 +128,9 @@ type ScanOptions struct {
 	Parallelism int      // file slices read at once (default: CPUs)
 	// Settings are hoodie.* settings for the read. A read takes hoodie.metadata.enable
 	// (default true: plan from the table's metadata table when it has a current one;
-	// false: list storage), and key generator settings (hoodie.keygen.*) only on a table
+	// false: list storage), hoodie.enable.data.skipping (default false, as in Hudi 0.14:
+	// true prunes file slices whose column_stats exclude the Filter, on a table whose
+	// metadata table has that partition), and key generator settings (hoodie.keygen.*) only on a table
 	// without meta fields (hoodie.populate.meta.fields=false), whose record keys it
 	// rebuilds with the table's
 	// key generator: Spark 0.14 keeps hoodie.keygen.timebased.* out of hoodie.properties,
@@ -167,9 +169,11 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 		}
 	}
 	m := t.current() // one state for the whole plan
-	if opts.KeyGenSettings, opts.NoMetadata, err = readSettings(m.Config, o.Settings); err != nil {
+	rs, err := readSettings(m.Config, o.Settings)
+	if err != nil {
 		return nil, err
 	}
+	opts.KeyGenSettings, opts.NoMetadata, opts.DataSkipping = rs.keyGen, rs.noMetadata, rs.dataSkipping
 	s, err := read.Plan(ctx, m, opts)
 	if err != nil {
 		return nil, err
@@ -177,16 +181,25 @@ func (t *Table) Scan(ctx context.Context, o ScanOptions) (*Scan, error) {
 	return &Scan{s: s}, nil
 }
 
-// readSettings validates a read's settings (ScanOptions.Settings) and returns the key
-// generator's by canonical name, and whether the read lists storage instead of planning
-// from the metadata table (hoodie.metadata.enable=false).
-func readSettings(tc *table.Config, settings map[string]string) (map[string]string, bool, error) {
+// scanSettings are a read's settings (ScanOptions.Settings), validated.
+type scanSettings struct {
+	// keyGen are the key generator's settings by canonical name.
+	keyGen map[string]string
+	// noMetadata: the read lists storage instead of planning from the metadata table
+	// (hoodie.metadata.enable=false).
+	noMetadata bool
+	// dataSkipping: hoodie.enable.data.skipping=true, prune file slices with column_stats.
+	dataSkipping bool
+}
+
+// readSettings validates a read's settings (ScanOptions.Settings).
+func readSettings(tc *table.Config, settings map[string]string) (scanSettings, error) {
 	if len(settings) == 0 {
-		return nil, false, nil
+		return scanSettings{}, nil
 	}
 	cfg := config.New()
 	if _, err := cfg.SetAll(settings); err != nil {
-		return nil, false, fmt.Errorf("read settings: %w", err)
+		return scanSettings{}, fmt.Errorf("read settings: %w", err)
 	}
 	// Java's readers take hoodie.metadata.enable too: false plans from a listing even when
 	// the table has a metadata table. Its reader default (HoodieMetadataConfig
@@ -195,8 +208,12 @@ func readSettings(tc *table.Config, settings map[string]string) (map[string]stri
 	// files are the same either way (table.Files plans only from a current metadata
 	// table), only the cost of planning differs.
 	noMetadata := !cfg.Bool(config.MetadataEnable)
+	// Spark's key (DataSourceReadOptions.ENABLE_DATA_SKIPPING), default false in 0.14 as
+	// in hudi-go (the 1.x default is UNVERIFIED here).
+	dataSkipping := cfg.Bool(config.EnableDataSkipping)
 	explicit := cfg.Explicit()
 	delete(explicit, config.MetadataEnable.Name)
+	delete(explicit, config.EnableDataSkipping.Name)
 	keys := make([]string, 0, len(explicit))
 	for k := range explicit {
 		keys = append(keys, k)
@@ -208,17 +225,17 @@ func readSettings(tc *table.Config, settings map[string]string) (map[string]stri
 			continue
 		}
 		if !strings.HasPrefix(k, "hoodie.keygen.") {
-			return nil, false, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*) and %s", k, config.MetadataEnable.Name)
+			return scanSettings{}, fmt.Errorf("read setting %s: a read takes only key generator settings (hoodie.keygen.*), %s and %s", k, config.MetadataEnable.Name, config.EnableDataSkipping.Name)
 		}
 		if tc.PopulateMetaFields() {
-			return nil, false, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
+			return scanSettings{}, fmt.Errorf("read setting %s: key generator settings apply to reads of tables without meta fields "+
 				"(hoodie.populate.meta.fields=false); table %s has them and reads its keys from _hoodie_record_key", k, tc.Name())
 		}
 	}
 	if len(explicit) == 0 {
 		explicit = nil
 	}
-	return explicit, noMetadata, nil
+	return scanSettings{keyGen: explicit, noMetadata: noMetadata, dataSkipping: dataSkipping}, nil
 }
 
 func instantArg(name, v string) (spec.InstantTime, error) {

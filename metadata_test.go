@@ -322,3 +322,25 @@ func slicesOf(t *testing.T, tt *table.Table, listing *fsview.Listing) string {
 	sort.Strings(out)
 	return strings.Join(out, "\n")
 }
+
+// A read takes hoodie.enable.data.skipping (Spark's key): with it the scan prunes file
+// slices by the metadata table's column_stats (internal/read TestDataSkippingOnSparkFixtures
+// counts them) and returns the rows of a read without it; a value that is not a boolean is
+// refused.
+func TestScanDataSkippingSetting(t *testing.T) {
+	ctx := context.Background()
+	tb, err := hudi.Open(ctx, testutil.Table(t, "cow/v9_txns_simple_meta"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, filter := range []string{"account_id = 'ACC-E'", "txn_date = '2024-01-16' and amount > 100"} {
+		want := scanLines(t, tb, hudi.ScanOptions{Filter: filter})
+		got := scanLines(t, tb, hudi.ScanOptions{Filter: filter, Settings: map[string]string{"hoodie.enable.data.skipping": "true"}})
+		if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: %d rows with data skipping, %d without", filter, len(got), len(want))
+		}
+	}
+	if _, err := tb.Scan(ctx, hudi.ScanOptions{Filter: "txn_id = 'x'", Settings: map[string]string{"hoodie.enable.data.skipping": "maybe"}}); err == nil {
+		t.Error("hoodie.enable.data.skipping=maybe accepted")
+	}
+}

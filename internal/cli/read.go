@@ -89,7 +89,7 @@ jsonl otherwise. Every format streams: memory does not grow with the table.`,
 	f.IntVar(&limit, "limit", 0, "return at most N rows (0 = all)")
 	f.IntVar(&batchSize, "batch-size", 8192, "rows per record batch")
 	f.BoolVar(&noMeta, "no-meta", false, "leave out the _hoodie_* meta columns")
-	f.StringArrayVar(&sets, "set", nil, "storage setting (fs.s3a.*, fs.gs.*, fs.azure.*), hoodie.metadata.enable=false (plan from a listing, not the metadata table), or key generator setting (hoodie.keygen.*) for a table without meta fields whose hoodie.properties lacks it; key=value (repeatable)")
+	f.StringArrayVar(&sets, "set", nil, "storage setting (fs.s3a.*, fs.gs.*, fs.azure.*), hoodie.metadata.enable=false (plan from a listing, not the metadata table), hoodie.enable.data.skipping=true (prune file slices with the metadata table's column_stats), or key generator setting (hoodie.keygen.*) for a table without meta fields whose hoodie.properties lacks it; key=value (repeatable)")
 	return cmd
 }
 

@@ -390,9 +390,10 @@ func mergeColumnStats(older, newer *ColumnStats) (*ColumnStats, error) {
 type ColumnStatsByFile map[string]map[string]map[string]*ColumnStats
 
 // ReadColumnStats reads the whole column_stats partition and returns its live records
-// (tombstones left out) by partition, file and column. The partition of a record is not in
-// the record: it is found by recomputing the key's partition hash against partitions (the
-// data table's partitions, relative paths); a record of none of them is an error.
+// (tombstones left out) of the given data partitions (relative paths) by partition, file
+// and column. The partition of a record is not in the record: it is found by the key's
+// partition hash; records of other partitions are left out. A key that does not match its
+// record (file and column) is an error.
 func (t *Table) ReadColumnStats(ctx context.Context, partitions []string) (ColumnStatsByFile, error) {
 	recs, err := t.ReadPartition(ctx, PartitionColumnStats)
 	if errors.Is(err, ErrNoPartition) {
@@ -419,7 +420,7 @@ func (t *Table) ReadColumnStats(ctx context.Context, partitions []string) (Colum
 		}
 		p, ok := byHash[k[12:24]]
 		if !ok {
-			return nil, fmt.Errorf("metadata table: column_stats key %q (file %s, column %s) names no partition of the table", k, cs.FileName, cs.ColumnName)
+			continue
 		}
 		if want := ColumnStatsKey(p, cs.FileName, cs.ColumnName); want != k {
 			return nil, fmt.Errorf("metadata table: column_stats key %q does not match its record (file %s, column %s: %s)", k, cs.FileName, cs.ColumnName, want)

@@ -81,6 +81,12 @@ func (e *Encoder) Encode(r *Record) ([]byte, error) {
 		m["recordIndexMetadata"] = map[string]any{"partitionName": ri.PartitionName, "fileIdHighBits": ri.FileIDHighBits,
 			"fileIdLowBits": ri.FileIDLowBits, "fileIndex": ri.FileIndex, "fileId": ri.FileID, "instantTime": ri.InstantTime,
 			"fileIdEncoding": ri.FileIDEncoding}
+	case TypeColumnStats:
+		cs, err := columnStatsValue(r)
+		if err != nil {
+			return nil, err
+		}
+		m["ColumnStatsMetadata"] = cs
 	default:
 		return nil, fmt.Errorf("metadata record %q: writing type %d is not supported", r.Key, r.Type)
 	}
@@ -173,4 +179,47 @@ func DecodeHFile(b []byte, name string) ([]*Record, error) {
 		return nil
 	})
 	return out, err
+}
+
+// wrapperNamespace is the namespace of HoodieMetadataRecord and its nested records: a
+// min/max value is encoded as the tagged union branch "<namespace>.<Wrapper>".
+const wrapperNamespace = "org.apache.hudi.avro.model."
+
+// columnStatsValue is the ColumnStatsMetadata of a column-stats record in 0.14's schema
+// (HoodieMetadataPayload.createColumnStatsRecords: every field set; a tombstone keeps the
+// file and column names). Hudi 1.1 value types and the wrappers 0.14 lacks
+// (LocalDateWrapper, ArrayWrapper) cannot be written in it.
+func columnStatsValue(r *Record) (map[string]any, error) {
+	cs := r.ColumnStats
+	if cs == nil {
+		return nil, fmt.Errorf("metadata record %q: column_stats entry without ColumnStatsMetadata", r.Key)
+	}
+	if cs.ValueType != ValueTypeNone && cs.ValueType != ValueTypeV1 {
+		return nil, fmt.Errorf("metadata record %q: value type %d is Hudi 1.1's, not writable in 0.14's schema", r.Key, cs.ValueType)
+	}
+	wrap := func(v *StatValue) (any, error) {
+		if v == nil {
+			return nil, nil
+		}
+		if err := v.check(); err != nil {
+			return nil, fmt.Errorf("metadata record %q: %w", r.Key, err)
+		}
+		if v.Wrapper == LocalDateWrapper || v.Wrapper == ArrayWrapper {
+			return nil, fmt.Errorf("metadata record %q: %s is not in 0.14's schema", r.Key, v.Wrapper)
+		}
+		return map[string]any{wrapperNamespace + string(v.Wrapper): map[string]any{"value": v.V}}, nil
+	}
+	lo, err := wrap(cs.Min)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := wrap(cs.Max)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"fileName": cs.FileName, "columnName": cs.ColumnName, "minValue": lo, "maxValue": hi,
+		"valueCount": cs.ValueCount, "nullCount": cs.NullCount, "totalSize": cs.TotalSize,
+		"totalUncompressedSize": cs.TotalUncompressedSize, "isDeleted": cs.IsDeleted,
+	}, nil
 }

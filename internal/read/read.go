@@ -59,6 +59,9 @@ type Options struct {
 	// NoMetadata plans from a listing of storage even when the table's metadata table
 	// could be planned from (hoodie.metadata.enable=false on the read; table.Files).
 	NoMetadata bool
+	// DataSkipping prunes file slices with the metadata table's column_stats index when the
+	// query has a filter (hoodie.enable.data.skipping=true; dataskip.go).
+	DataSkipping bool
 	// Pending is an instant still in flight whose log blocks are read as committed: the
 	// metadata writer reads what a write leaves in a file group before the write
 	// completes (ReadSlice on a slice with the write's new log file).
@@ -91,6 +94,8 @@ type Scan struct {
 	keyCounters     *keyPruneCounters
 
 	cdc *cdcScan // a CDC query (cdc.go)
+
+	dataSkipping DataSkipping // what data skipping did (dataskip.go)
 }
 
 // commitTimeField is the meta column incremental queries filter on.
@@ -260,6 +265,11 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 			continue
 		}
 		s.slices = append(s.slices, sl)
+	}
+	if opts.DataSkipping && opts.Filter != nil {
+		if err := s.skipByColumnStats(ctx, t, full, query != nil); err != nil {
+			return nil, err
+		}
 	}
 
 	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mdt_test
+
+const raceEnabled = false
