@@ -94,3 +94,51 @@ func TestWriteAutoUpgrade(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteAutoUpgradeValidatesFirst: a write naming version 9 on a version 6 table whose
+// other settings would be refused on version 9 (an explicit hoodie.metadata.enable=true,
+// which hudi-go keeps on version 6 only; a merge mode contradicting the one the upgrade
+// gives the table) is refused before the upgrade: the table stays version 6 with its
+// metadata table. An explicit upgrade of a table with change-data capture on is refused
+// (hudi-go writes CDC on version 6 only).
+func TestWriteAutoUpgradeValidatesFirst(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Type: "cow", Name: "t", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": "a", "ts": json.Number("1"), "v": "a1"}}), hudi.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, settings := range []map[string]string{
+		{"hoodie.write.table.version": "9", "hoodie.metadata.enable": "true"},
+		{"hoodie.write.table.version": "9", "hoodie.record.merge.mode": "COMMIT_TIME_ORDERING"},
+	} {
+		tb, _ = hudi.Open(ctx, dir)
+		_, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": "b", "ts": json.Number("1"), "v": "b1"}}), hudi.WriteOptions{Settings: settings})
+		if err == nil || !strings.Contains(err.Error(), "so the table is not upgraded") {
+			t.Errorf("write with %v: %v", settings, err)
+		}
+		if tb, _ = hudi.Open(ctx, dir); tb.Version() != 6 {
+			t.Fatalf("version %d after the refused write with %v", tb.Version(), settings)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); err != nil {
+			t.Errorf("metadata table gone after the refused write with %v: %v", settings, err)
+		}
+	}
+
+	cdc := t.TempDir()
+	tc, err := hudi.Create(ctx, cdc, hudi.CreateOptions{Type: "cow", Name: "c", RecordKeyFields: []string{"id"},
+		PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING", Settings: map[string]string{"hoodie.table.cdc.enabled": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tc.Upgrade(ctx, hudi.VersionChangeOptions{To: 9}); err == nil || !strings.Contains(err.Error(), "change-data capture") {
+		t.Errorf("upgrade of a CDC table: %v", err)
+	}
+	if tc, _ = hudi.Open(ctx, cdc); tc.Version() != 6 {
+		t.Errorf("CDC table version %d", tc.Version())
+	}
+}

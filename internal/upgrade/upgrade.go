@@ -76,6 +76,12 @@ func Check(ctx context.Context, t *table.Table, to spec.TableVersion) error {
 	if _, err := Properties(t.Config.Props, t.Version, to); err != nil {
 		return fmt.Errorf("table version %d to %d: %w", t.Version, to, err)
 	}
+	if strings.EqualFold(t.Config.Props.Value("hoodie.table.cdc.enabled"), "true") && timeline.LayoutOf(to).Version() == 2 && t.Version != to {
+		// hudi-go's choice: it writes change-data capture on version 6 only, so an upgraded
+		// CDC table could not be written by it any more (Java 1.x would upgrade it).
+		return fmt.Errorf("table version %d to %d: the table has hoodie.table.cdc.enabled=true, and change-data capture on versions 8/9 is %w",
+			t.Version, to, spec.ErrUnsupported)
+	}
 	if from := timeline.LayoutOf(t.Version); from.Version() == 2 && timeline.LayoutOf(to).Version() == 1 {
 		archived, err := timeline.LoadArchived(ctx, t.Storage, from, t.Config.Props.Value(from.ArchiveFolderKey()), t.Config.TimelinePath())
 		if err != nil {
