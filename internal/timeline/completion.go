@@ -126,10 +126,54 @@ func (a *archivedCompletions) load(ctx context.Context, ts spec.InstantTime) err
 }
 
 // readLSMCompletions adds the instant → completion time of each write row of one LSM file
-// to times, reading only those columns. A row without a completion time counts as
-// completed at its instant time (CompletionTimeQueryViewV2.setCompletionTime); an instant
-// already present keeps its first value (putIfAbsent).
+// to times. A row without a completion time counts as completed at its instant time
+// (CompletionTimeQueryViewV2.setCompletionTime); an instant already present keeps its first
+// value (putIfAbsent).
 func readLSMCompletions(ctx context.Context, st storage.Storage, p string, times map[spec.InstantTime]spec.InstantTime) error {
+	return readLSMKeys(ctx, st, p, func(in Instant) {
+		if !in.Action.IsDataAction() {
+			return
+		}
+		if _, dup := times[in.Time]; !dup {
+			times[in.Time] = in.Completion
+		}
+	})
+}
+
+// ArchivedSince returns the instants of the LSM history in dir (the table's ArchiveDir)
+// whose instant time is at or after from, in file order, with Time, Action, State
+// (completed) and Completion only. It reads the latest snapshot's files whose name range
+// reaches from, and of them only those columns: when the history ends before from, which
+// is the normal case for from = the active timeline's first instant, only the manifest.
+func ArchivedSince(ctx context.Context, st storage.Storage, dir string, from spec.InstantTime) ([]Instant, error) {
+	files, _, err := latestManifest(ctx, st, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Instant
+	for _, f := range files {
+		if m := lsmFileRE.FindStringSubmatch(f.Name); m != nil && spec.InstantTime(m[2]).Less(from) {
+			continue
+		}
+		err := readLSMKeys(ctx, st, storage.Join(dir, f.Name), func(in Instant) {
+			if !in.Time.Less(from) {
+				out = append(out, in)
+			}
+		})
+		if err != nil {
+			if errors.Is(err, storage.ErrNotExist) {
+				return nil, fmt.Errorf("the archived timeline's manifest lists %s, which does not exist: %w", f.Name, err)
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readLSMKeys calls fn with the instant time, action and completion time of each row of
+// one LSM file, reading only those columns. A row without completion time gets its instant
+// time.
+func readLSMKeys(ctx context.Context, st storage.Storage, p string, fn func(Instant)) error {
 	f, err := st.Open(ctx, p)
 	if err != nil {
 		return fmt.Errorf("open archived timeline file %s: %w", p, err)
@@ -159,16 +203,11 @@ func readLSMCompletions(ctx context.Context, st storage.Storage, p string, times
 				return fmt.Errorf("archived timeline file %s: row %d has no instantTime", p, row)
 			}
 			action, _ := cols.action.value(i)
-			if !spec.Action(action).IsDataAction() {
-				continue
-			}
 			c, _ := cols.completionTime.value(i)
 			if c == "" {
 				c = ts
 			}
-			if _, dup := times[spec.InstantTime(ts)]; !dup {
-				times[spec.InstantTime(ts)] = spec.InstantTime(c)
-			}
+			fn(Instant{Time: spec.InstantTime(ts), Action: spec.Action(action), State: spec.StateCompleted, Completion: spec.InstantTime(c)})
 		}
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +89,25 @@ func TestArchivedCompletionTime(t *testing.T) {
 		t.Error("layout 1 took an archive")
 	}
 
-	// A manifest naming a missing file fails the lookup, naming the file.
+	// ArchivedSince lists the rows at or after an instant, every action.
+	since, err := ArchivedSince(ctx, st, LayoutV2.ArchiveDir("", ""), "20240101000000003")
+	var got []string
+	for _, in := range since {
+		got = append(got, string(in.Time)+" "+string(in.Action)+" "+string(in.Completion))
+	}
+	if want := []string{"20240101000000003 clean 20240101000000004", "20240101000000005 deltacommit 20240101000000008"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("ArchivedSince(3) = %v %v, want %v", got, err, want)
+	}
+
+	// A manifest naming a missing file fails the lookup, naming the file; ArchivedSince
+	// fails only when it needs that file.
+	delete(files, history+old)
+	if _, err := ArchivedSince(ctx, local.New(writeTree(t, files)), LayoutV2.ArchiveDir("", ""), "20240101000000003"); err != nil {
+		t.Errorf("ArchivedSince(3) read a file ending before 3: %v", err)
+	}
+	if _, err := ArchivedSince(ctx, local.New(writeTree(t, files)), LayoutV2.ArchiveDir("", ""), "20240101000000001"); err == nil || !strings.Contains(err.Error(), old) {
+		t.Errorf("ArchivedSince(1) without %s: %v", old, err)
+	}
 	delete(files, history+mid)
 	st = local.New(writeTree(t, files))
 	tl = newTL()
