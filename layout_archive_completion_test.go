@@ -102,7 +102,7 @@ func archivedLogPlacement(t *testing.T, version hudi.TableVersion) {
 	tb = reopen(t, dir)
 	sameRows(t, "D completed after C, both active", readRows(t, tb, "id"), model)
 
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 2; i++ {
 		write("upsert", r("k2", i+1, fmt.Sprint("w", i)))
 	}
 	ares, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: map[string]string{"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",

@@ -45,7 +45,7 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 	}
 	off := map[string]string{"hoodie.archive.automatic": "false", "hoodie.clean.automatic": "false"}
 	clock := time.Date(2024, 1, 2, 3, 4, 5, 0, time.Local)
-	for i := 0; i < 9; i++ {
+	for i := 0; i < 7; i++ {
 		clock = clock.Add(time.Second)
 		now := clock
 		if _, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": fmt.Sprintf("k%d", i%4), "ts": json.Number(fmt.Sprint(i)), "v": fmt.Sprint("v", i)}}),
@@ -58,8 +58,8 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 			}
 		}
 	}
-	settings := hudi.ArchiveOptions{Settings: map[string]string{"hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "5",
-		"hoodie.cleaner.commits.retained": "2"}}
+	settings := hudi.ArchiveOptions{Settings: map[string]string{"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "4",
+		"hoodie.cleaner.commits.retained": "1"}}
 	wantTimeline := mergedTimeline(t, base)
 	wantRows := readRows(t, tb, "id")
 
@@ -111,7 +111,7 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 // killPoints chooses the kills from the changes of an uninterrupted archival: before the
 // history file, the manifest, _version_, the first removal of a pending instant file, the
 // second removal of a completed one (after the oldest archived instant left the active
-// timeline) and the last change. HUDI_ARCHIVE_KILL_ALL=1 kills at every change (25 here).
+// timeline) and the last change. HUDI_ARCHIVE_KILL_ALL=1 kills at every change.
 func killPoints(changes []string) []int {
 	if os.Getenv("HUDI_ARCHIVE_KILL_ALL") != "" {
 		out := make([]int, len(changes))
