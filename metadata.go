@@ -229,7 +229,11 @@ func (t *Table) MetadataDescribe(ctx context.Context) (*MetadataInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, sl := range fsview.Build(listing, m.Timeline, fsview.Options{}).LatestSlices() {
+		view, err := fsview.Build(ctx, listing, m.Timeline, fsview.Options{})
+		if err != nil {
+			return nil, err
+		}
+		for _, sl := range view.LatestSlices() {
 			g := MetadataFileGroup{Partition: sl.Partition, FileID: string(sl.FileID), LogFiles: len(sl.Logs)}
 			if sl.Base != nil {
 				g.BaseFile, g.Bytes = sl.Base.Name.String(), sl.Base.Size

@@ -141,6 +141,6 @@ func (ct *Timeline) RollbackExpiredWrites(ctx context.Context, tl *timeline.Time
 			names = append(names, tl.Layout.FileName(spec.InstantFileName{Instant: last.Time, Action: spec.ActionClean, State: spec.StateCompleted}))
 		}
 	}
-	filtered := timeline.FromFileNames(tl.Layout, tl.Dir, names)
+	filtered := tl.Relist(names)
 	return ct.RollbackFailedWrites(ctx, filtered)
 }

@@ -101,7 +101,7 @@ func (ct *Timeline) RollbackInflightClustering(ctx context.Context, tl *timeline
 			names = append(names, n)
 		}
 	}
-	view := timeline.FromFileNames(tl.Layout, tl.Dir, names)
+	view := tl.Relist(names)
 	rb := ct.NewInstantTime(tl)
 	// The plan names the instant by its pending action (replacecommit on layout 1,
 	// clustering on layout 2), as Java's rollback of the inflight instant does.

@@ -65,7 +65,7 @@ func (ct *Timeline) RollbackFailedWrites(ctx context.Context, tl *timeline.Timel
 		ct.logger.Warn("rolled back a failed write", "instant", in.Time, "action", in.Action, "rollback", rb)
 		rolledBack = append(rolledBack, in.Time)
 		// Later rollbacks need later instants.
-		tl = timeline.FromFileNames(tl.Layout, tl.Dir, append(instantFileNames(tl), tl.Layout.FileName(spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted})))
+		tl = tl.Relist(append(instantFileNames(tl), tl.Layout.FileName(spec.InstantFileName{Instant: rb, Action: spec.ActionRollback, State: spec.StateCompleted})))
 	}
 	return rolledBack, nil
 }

@@ -168,5 +168,5 @@ func Reload(ctx context.Context, st storage.Storage, tl *timeline.Timeline) (*ti
 			names = append(names, e.Name)
 		}
 	}
-	return timeline.FromFileNames(tl.Layout, tl.Dir, names), nil
+	return tl.Relist(names), nil
 }

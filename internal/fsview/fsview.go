@@ -226,17 +226,34 @@ func (v *Visibility) Committed(ts spec.InstantTime) bool {
 	return v.tl.IsBeforeStart(ts)
 }
 
-// CompletionTime returns the completion time of a visible data instant (layout 2). For
-// layout 1, or instants older than the active timeline, it returns ts itself.
-func (v *Visibility) CompletionTime(ts spec.InstantTime) spec.InstantTime {
-	if in, ok := v.tl.CompletedDataInstant(ts); ok && in.Completion != "" {
-		return in.Completion
+// CompletionTime returns the completion time of a visible data instant (layout 2): from
+// the active timeline, or, for an instant older than it, from the archived timeline when
+// the timeline has one (timeline.Timeline.WithArchive; loaded on first need). For layout 1,
+// and for an instant neither timeline holds, it returns ts itself.
+//
+// Java (HoodieFileGroup.getBaseInstantTime) puts the log of an instant whose completion
+// time it cannot find into the latest file slice, taking it as pending. hudi-go asks only
+// about committed instants (Committed), and for an archived one the history does not list
+// (a damaged or hand-removed history) it keeps the slice of the instant's own time, its
+// placement before archived completion times were read: that is right for every write
+// that completed before the next compaction was planned, while the latest slice would
+// apply an already compacted log a second time.
+func (v *Visibility) CompletionTime(ctx context.Context, ts spec.InstantTime) (spec.InstantTime, error) {
+	c, ok, err := v.tl.CompletionTime(ctx, ts)
+	if err != nil {
+		return "", fmt.Errorf("completion time of %s: %w", ts, err)
 	}
-	return ts
+	if !ok {
+		return ts, nil
+	}
+	return c, nil
 }
 
-// Build builds the view from a listing.
-func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
+// Build builds the view from a listing. On layout 2 a log file joins the slice its
+// deltacommit's completion time falls in; for a deltacommit older than the active timeline
+// that time comes from the archived timeline, which Build then reads (hence ctx and the
+// error).
+func Build(ctx context.Context, l *Listing, tl *timeline.Timeline, opts Options) (*View, error) {
 	vis := NewVisibility(tl, opts.AsOf)
 	view := &View{}
 	for _, p := range l.Partitions {
@@ -269,7 +286,11 @@ func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
 					if !vis.Committed(lf.Instant) {
 						continue
 					}
-					log.Completion = vis.CompletionTime(lf.Instant)
+					c, err := vis.CompletionTime(ctx, lf.Instant)
+					if err != nil {
+						return nil, fmt.Errorf("place log file %s: %w", log.Path, err)
+					}
+					log.Completion = c
 				}
 				get(lf.FileID).logs = append(get(lf.FileID).logs, log)
 			}
@@ -285,7 +306,7 @@ func Build(l *Listing, tl *timeline.Timeline, opts Options) *View {
 			}
 		}
 	}
-	return view
+	return view, nil
 }
 
 type groupBuilder struct {

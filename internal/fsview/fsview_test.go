@@ -16,6 +16,16 @@ import (
 	"github.com/hudi-go/hudi/storage/local"
 )
 
+// build is Build with a background context, failing the test on an error.
+func build(t *testing.T, l *Listing, tl *timeline.Timeline, opts Options) *View {
+	t.Helper()
+	v, err := Build(context.Background(), l, tl, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // Instant times used by the tests are ts(n) = "20250101000000" + %03d n, printed back as n.
 const tsPrefix = "20250101000000"
 
@@ -152,7 +162,7 @@ func runViewCases(t *testing.T, layout int, dir string, cases []viewCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tl := timeline.FromFileNames(layoutOf(t, layout), dir, c.timeline)
-			v := Build(listing("p", c.files...), tl, c.opts)
+			v := build(t, listing("p", c.files...), tl, c.opts)
 			got := describe(t, v)
 			want := map[string][]string{}
 			for k, s := range c.want {
@@ -361,7 +371,7 @@ func TestBuildLayout2(t *testing.T) {
 
 func TestLayout2LogCompletion(t *testing.T) {
 	tl := timeline.FromFileNames(timeline.LayoutV2, ".hoodie/timeline", concat(v2Commit(1, 2), v2Delta(6, 11), v2Delta(8, 9)))
-	v := Build(listing("", baseName("E", 1), logName("E", 6, 1), logName("E", 8, 1)), tl, Options{})
+	v := build(t, listing("", baseName("E", 1), logName("E", 6, 1), logName("E", 8, 1)), tl, Options{})
 	if len(v.Groups) != 1 {
 		t.Fatalf("groups: %d", len(v.Groups))
 	}
@@ -413,7 +423,7 @@ func TestVisibility(t *testing.T) {
 		if got := v.Committed(ts(c.n)); got != c.committed {
 			t.Errorf("layout %d asOf %q: Committed(%03d) = %v, want %v", c.tl.Layout.Version(), c.asOf, c.n, got, c.committed)
 		}
-		if got := v.CompletionTime(ts(c.n)); got != c.completed {
+		if got, err := v.CompletionTime(context.Background(), ts(c.n)); err != nil || got != c.completed {
 			t.Errorf("layout %d: CompletionTime(%03d) = %s, want %s", c.tl.Layout.Version(), c.n, got, c.completed)
 		}
 	}
@@ -427,7 +437,7 @@ func TestMultiplePartitionsSorted(t *testing.T) {
 			{Name: baseName("Z", 1)}, {Name: baseName("Y", 1)},
 		}})
 	}
-	v := Build(l, tl, Options{Replaced: map[string]map[spec.FileID]bool{"a=2": {"Y": true}}})
+	v := build(t, l, tl, Options{Replaced: map[string]map[spec.FileID]bool{"a=2": {"Y": true}}})
 	var got []string
 	for _, g := range v.Groups {
 		got = append(got, g.Partition+"/"+string(g.FileID))
@@ -585,7 +595,7 @@ func TestBuildFromListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := timeline.FromFileNames(timeline.LayoutV1, ".hoodie", concat(v1Commit(1), v1Inflight(2)))
-	got := describe(t, Build(l, tl, Options{}))
+	got := describe(t, build(t, l, tl, Options{}))
 	want := map[string][]string{"a=1/A": {"001:b001|l001.1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
@@ -599,4 +609,56 @@ func layoutOf(t *testing.T, n int) timeline.Layout {
 		t.Fatalf("no timeline layout %d", n)
 	}
 	return l
+}
+
+// TestBuildLayout2ArchivedCompletion: the log of a deltacommit older than the active
+// timeline joins the slice its completion time, read from the LSM history, falls in
+// (HoodieFileGroup.getBaseInstantTime asking CompletionTimeQueryViewV2). Deltacommit 3 was
+// requested before compaction 5 and completed at 8, after it: its log belongs to the slice
+// of 5. Deltacommit 2 completed at 4, before: the slice of 1. Both, and the compaction, are
+// archived. Before the archived completion times were read, the log of 3 fell back to its
+// instant time and joined the slice of 1, which the snapshot no longer reads. A timeline
+// without an archive keeps that fallback; a view with no log older than the active
+// timeline never reads the history (a broken one does not fail it); one that needs it and
+// cannot read it fails, naming the log.
+func TestBuildLayout2ArchivedCompletion(t *testing.T) {
+	ctx := context.Background()
+	st := local.New(t.TempDir())
+	history := timeline.LayoutV2.ArchiveDir("", "")
+	rows := []timeline.LSMInstant{
+		{Time: ts(1), Completion: ts(2), Action: spec.ActionCommit},
+		{Time: ts(2), Completion: ts(4), Action: spec.ActionDeltaCommit},
+		{Time: ts(3), Completion: ts(8), Action: spec.ActionDeltaCommit},
+		{Time: ts(5), Completion: ts(6), Action: spec.ActionCommit},
+	}
+	if _, _, _, err := timeline.WriteLSMFile(ctx, st, history, rows, timeline.LSMWriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	active := concat(v2Delta(9, 10), v2Delta(11, 12))
+	files := []string{baseName("E", 1), logName("E", 2, 1), logName("E", 3, 1), baseName("E", 5), logName("E", 9, 1)}
+	tl := timeline.FromFileNames(timeline.LayoutV2, ".hoodie/timeline", active)
+
+	got := describe(t, build(t, listing("p", files...), tl.Clone().WithArchive(st, history), Options{}))
+	want := map[string][]string{"p/E": {"001:b001|l002.1", "005:b005|l003.1,l009.1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the archive: %v, want %v", got, want)
+	}
+	got = describe(t, build(t, listing("p", files...), tl, Options{}))
+	want = map[string][]string{"p/E": {"001:b001|l002.1,l003.1", "005:b005|l009.1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("without an archive: %v, want %v (the instant-time fallback)", got, want)
+	}
+
+	// A broken history: read only when a log needs it.
+	if err := st.Put(ctx, storage.Join(history, "_version_"), []byte("7")); err != nil {
+		t.Fatal(err)
+	}
+	recent := []string{baseName("E", 5), logName("E", 9, 1)}
+	if _, err := Build(ctx, listing("p", recent...), tl.Clone().WithArchive(st, history), Options{}); err != nil {
+		t.Errorf("no archived log, yet the history was read: %v", err)
+	}
+	_, err := Build(ctx, listing("p", files...), tl.Clone().WithArchive(st, history), Options{})
+	if err == nil || !strings.Contains(err.Error(), logName("E", 2, 1)) || !strings.Contains(err.Error(), "manifest_7") {
+		t.Errorf("broken history: %v, want an error naming the log and the manifest", err)
+	}
 }

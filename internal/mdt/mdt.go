@@ -139,7 +139,12 @@ func loadTimeline(ctx context.Context, st storage.Storage, p *props.Properties) 
 		return nil, fmt.Errorf("unsupported table version %q in %s", s, storage.Join(st.Root(), timeline.MetaDir, "hoodie.properties"))
 	}
 	tlPath, _ := p.Get(keyTimelinePath)
-	return timeline.Load(ctx, st, spec.TableVersion(v), tlPath)
+	tl, err := timeline.Load(ctx, st, spec.TableVersion(v), tlPath)
+	if err != nil {
+		return nil, err
+	}
+	history, _ := p.Get(tl.Layout.ArchiveFolderKey())
+	return tl.WithArchive(st, tl.Layout.ArchiveDir(history, tlPath)), nil
 }
 
 // IsAvailable reports whether partition is listed as complete in the data table's

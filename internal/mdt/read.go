@@ -23,7 +23,10 @@ func (t *Table) ReadPartition(ctx context.Context, partition string) (map[string
 	if len(listing.Partitions) == 0 {
 		return nil, fmt.Errorf("metadata table: %w %s", ErrNoPartition, partition)
 	}
-	view := fsview.Build(listing, t.Timeline, fsview.Options{})
+	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+	}
 	out := map[string]*Record{}
 	for _, slice := range view.LatestSlices() {
 		recs, err := t.readSlice(ctx, slice, nil)
@@ -292,7 +295,11 @@ func (t *Table) ReadKeys(ctx context.Context, partition string, keys []string) (
 	if len(listing.Partitions) == 0 {
 		return nil, fmt.Errorf("metadata table: no partition %s", partition)
 	}
-	slices := fsview.Build(listing, t.Timeline, fsview.Options{}).LatestSlices()
+	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+	}
+	slices := view.LatestSlices()
 	sort.Slice(slices, func(i, j int) bool { return slices[i].FileID < slices[j].FileID })
 	if len(slices) == 0 {
 		return map[string]*Record{}, nil

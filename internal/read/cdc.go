@@ -213,7 +213,10 @@ func planCDC(ctx context.Context, t *table.Table, s *Scan) error {
 	if err != nil {
 		return err
 	}
-	view := fsview.Build(listing, t.Timeline, fsview.Options{})
+	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
+	if err != nil {
+		return err
+	}
 	groupsByID := map[string]*fsview.FileGroup{}
 	for _, g := range view.Groups {
 		groupsByID[g.Partition+"/"+string(g.FileID)] = g

@@ -250,7 +250,13 @@ func (c *Config) loadTimeline(ctx context.Context, st storage.Storage) (*timelin
 	if err != nil {
 		return nil, err
 	}
-	return timeline.Load(ctx, st, v, c.TimelinePath())
+	tl, err := timeline.Load(ctx, st, v, c.TimelinePath())
+	if err != nil {
+		return nil, err
+	}
+	// Layout 2 places the logs of archived deltacommits by completion times read from the
+	// LSM history, on first need.
+	return tl.WithArchive(st, tl.Layout.ArchiveDir(c.get(tl.Layout.ArchiveFolderKey()), c.TimelinePath())), nil
 }
 
 // Keys of change-data capture (HoodieTableConfig).

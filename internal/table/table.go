@@ -279,7 +279,7 @@ func (t *Table) View(ctx context.Context, listing *fsview.Listing, asOf spec.Ins
 			return nil, err
 		}
 	}
-	return fsview.Build(listing, t.Timeline, fsview.Options{AsOf: asOf, Replaced: replaced}), nil
+	return fsview.Build(ctx, listing, t.Timeline, fsview.Options{AsOf: asOf, Replaced: replaced})
 }
 
 // Archived loads the archived timeline (layout 1: .hoodie/<hoodie.archivelog.folder>;

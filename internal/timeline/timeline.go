@@ -49,6 +49,8 @@ type Timeline struct {
 	Dir      string // directory of the timeline files, relative to the table root
 	Instants []Instant
 	index    map[spec.InstantTime][]int
+	// archive answers the completion times of archived instants (layout 2; WithArchive).
+	archive *archivedCompletions
 }
 
 // Load lists the active timeline of a table of the given version.

@@ -137,7 +137,11 @@ func latestSlices(ctx context.Context, mst storage.Storage, tl *timeline.Timelin
 	if err != nil {
 		return nil, fmt.Errorf("metadata table: list partition %s: %w", partition, err)
 	}
-	slices := fsview.Build(listing, tl, fsview.Options{}).LatestSlices()
+	view, err := fsview.Build(ctx, listing, tl, fsview.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+	}
+	slices := view.LatestSlices()
 	sort.Slice(slices, func(i, j int) bool { return slices[i].FileID < slices[j].FileID })
 	return slices, nil
 }

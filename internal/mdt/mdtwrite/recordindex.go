@@ -258,7 +258,11 @@ func (w *Writer) recordIndexUpdates(ctx context.Context, cfg *table.Config, inst
 				return fsview.FileSlice{}, false, err
 			}
 			latest = map[string]fsview.FileSlice{}
-			for _, sl := range fsview.Build(listing, t.Timeline, fsview.Options{Replaced: replaced}).LatestSlices() {
+			view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{Replaced: replaced})
+			if err != nil {
+				return fsview.FileSlice{}, false, err
+			}
+			for _, sl := range view.LatestSlices() {
 				latest[sl.Partition+"/"+string(sl.FileID)] = sl
 			}
 		}

@@ -105,7 +105,11 @@ func (w *Writer) cleanIfNecessary(ctx context.Context, version spec.TableVersion
 		if err != nil {
 			return fmt.Errorf("metadata table: %w", err)
 		}
-		for _, g := range fsview.Build(listing, tl, fsview.Options{}).Groups {
+		view, err := fsview.Build(ctx, listing, tl, fsview.Options{})
+		if err != nil {
+			return fmt.Errorf("metadata table: %w", err)
+		}
+		for _, g := range view.Groups {
 			older = older || len(g.Slices) > 1
 		}
 	}

@@ -78,7 +78,10 @@ func Validate(ctx context.Context, st storage.Storage) (*Validation, error) {
 	if err != nil {
 		return nil, err
 	}
-	mv := fsview.Build(fromMDT, t.Timeline, fsview.Options{Replaced: replaced})
+	mv, err := fsview.Build(ctx, fromMDT, t.Timeline, fsview.Options{Replaced: replaced})
+	if err != nil {
+		return nil, fmt.Errorf("plan from the metadata table: %w", err)
+	}
 	lc := logCommits{ctx: ctx, st: st, t: t, known: map[string]bool{}}
 	fromDir, fromMeta := lc.slicesByGroup(dv), lc.slicesByGroup(mv)
 	if lc.err != nil {

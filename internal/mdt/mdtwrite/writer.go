@@ -178,7 +178,8 @@ func (w *Writer) mdtTimeline(ctx context.Context, version spec.TableVersion) (*t
 	if err != nil {
 		return nil, fmt.Errorf("metadata table: %w", err)
 	}
-	return tl, nil
+	// The metadata table's own history, in the default folders (hudi-go writes no others).
+	return tl.WithArchive(w.mst, tl.Layout.ArchiveDir("", "")), nil
 }
 
 // filesAvailable reports whether hoodie.properties lists the files partition as built

@@ -476,6 +476,11 @@ func Run(ctx context.Context, st storage.Storage, dryRun bool, o Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if !dryRun && t.Timeline.Layout.LSMHistory() && t.CheckLayoutWrites(timeline.OpArchive) == nil {
+		if t, err = finishInterruptedLSM(ctx, t, o); err != nil {
+			return nil, err
+		}
+	}
 	p, err := PlanArchive(ctx, t, o)
 	if err != nil {
 		return nil, err

@@ -296,3 +296,53 @@ func executeLSM(ctx context.Context, t *table.Table, p *Plan, o Options, res *Re
 	}
 	return nil
 }
+
+// finishInterruptedLSM removes from the active timeline the completed instants the LSM
+// history already holds, and returns t reloaded when it removed any. An archival killed
+// after it published its history file but before it had removed every archived instant
+// from the active timeline leaves those instants in both places. Java's TimelineArchiverV2
+// does not look at the history: its next run archives them again, into a second history
+// file (whose rows Java's reader would list twice). hudi-go finishes the interrupted
+// removal first instead — our choice (docs/writing.md), so that the history holds each
+// instant once and the plan counts only instants not yet archived. Reading the history
+// here is cheap: only files whose instant range reaches the active timeline are opened,
+// which after an uninterrupted archival is none.
+func finishInterruptedLSM(ctx context.Context, t *table.Table, o Options) (*table.Table, error) {
+	first, ok := t.Timeline.First()
+	if !ok {
+		return t, nil
+	}
+	archived, err := timeline.ArchivedSince(ctx, t.Storage, t.ArchiveDir(), first.Time)
+	if err != nil {
+		return nil, fmt.Errorf("archive: read the archived timeline: %w", err)
+	}
+	if len(archived) == 0 {
+		return t, nil
+	}
+	type key struct {
+		time   spec.InstantTime
+		action spec.Action
+	}
+	in := make(map[key]bool, len(archived))
+	for _, a := range archived {
+		in[key{a.Time, a.Action.CompletedAction()}] = true
+	}
+	var stale []timeline.Instant
+	for _, a := range t.Timeline.Instants {
+		if a.IsCompleted() && in[key{a.Time, a.Action.CompletedAction()}] {
+			stale = append(stale, a)
+		}
+	}
+	if len(stale) == 0 {
+		return t, nil
+	}
+	if o.Logger != nil {
+		o.Logger.Warn("an earlier archival was interrupted after writing the archived timeline: removing the instants it archived from the active timeline",
+			"instants", len(stale), "first", stale[0].Time, "last", stale[len(stale)-1].Time)
+	}
+	ct := commit.NewTimeline(t.Storage, commit.TimelineOptions{Zone: o.TimelineZone, Logger: o.Logger})
+	if err := ct.DeleteArchivedInstants(ctx, stale); err != nil {
+		return nil, fmt.Errorf("archive: finish the interrupted archival: %w", err)
+	}
+	return t.Reopen(ctx)
+}

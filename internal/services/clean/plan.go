@@ -259,7 +259,7 @@ func (s *tableState) earliestToRetain(o Options) *timeline.Instant {
 // groups forms the partition's file groups from its listing the way Java's view does on
 // layout 1: a slice per committed base instant, holding the committed base file of that
 // instant and every log file named with it.
-func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
+func (s *tableState) groups(ctx context.Context, p fsview.PartitionFiles) (map[spec.FileID]*group, error) {
 	vis := fsview.NewVisibility(s.t.Timeline, "")
 	accs := map[spec.FileID]*sliceAcc{}
 	get := func(id spec.FileID, base spec.InstantTime) *slice {
@@ -308,7 +308,10 @@ func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
 		f := logInfo[lf.String()]
 		slot := lf.Instant
 		if byCompletion {
-			slot = logSlot(accs[lf.FileID], lf.Instant, vis)
+			var err error
+			if slot, err = logSlot(ctx, accs[lf.FileID], lf.Instant, vis); err != nil {
+				return nil, fmt.Errorf("place log file %s: %w", storage.Join(p.Path, f.Name), err)
+			}
 		}
 		sl := get(lf.FileID, slot)
 		sl.files = append(sl.files, File{Partition: p.Path, Path: storage.Join(p.Path, f.Name), Size: f.Size})
@@ -331,7 +334,7 @@ func (s *tableState) groups(p fsview.PartitionFiles) map[spec.FileID]*group {
 		sort.Slice(g.slices, func(i, j int) bool { return g.slices[j].base.Less(g.slices[i].base) })
 		out[id] = g
 	}
-	return out
+	return out, nil
 }
 
 // sliceAcc collects the slices of one file group by base instant.
@@ -345,8 +348,11 @@ type sliceAcc struct {
 // completion time. A log of a write not completed (still running, or failed and not yet
 // rolled back) joins the latest slice, which is never cleaned; a log older than every
 // base file keeps its own instant (a log-only slice, as on layout 1).
-func logSlot(a *sliceAcc, written spec.InstantTime, vis *fsview.Visibility) spec.InstantTime {
-	at := vis.CompletionTime(written)
+func logSlot(ctx context.Context, a *sliceAcc, written spec.InstantTime, vis *fsview.Visibility) (spec.InstantTime, error) {
+	at, err := vis.CompletionTime(ctx, written)
+	if err != nil {
+		return "", err
+	}
 	pending := !vis.Committed(written) || at == ""
 	var best spec.InstantTime
 	if a != nil {
@@ -360,9 +366,9 @@ func logSlot(a *sliceAcc, written spec.InstantTime, vis *fsview.Visibility) spec
 		}
 	}
 	if best == "" {
-		return written
+		return written, nil
 	}
-	return best
+	return best, nil
 }
 
 func (s *tableState) isProtected(sl *slice) bool {
@@ -427,7 +433,10 @@ func Plan(ctx context.Context, t *table.Table, o Options) (*Selection, error) {
 			}
 		}
 		sel.Partitions = append(sel.Partitions, p.Path)
-		files, deletePartition := s.partition(p, o, earliest)
+		files, deletePartition, err := s.partition(ctx, p, o, earliest)
+		if err != nil {
+			return nil, err
+		}
 		sel.Files = append(sel.Files, files...)
 		if deletePartition {
 			sel.PartitionsToDelete = append(sel.PartitionsToDelete, p.Path)
@@ -495,8 +504,11 @@ func (s *tableState) incrementalPartitions(ctx context.Context, o Options, earli
 }
 
 // partition is CleanPlanner.getDeletePaths for one partition.
-func (s *tableState) partition(p fsview.PartitionFiles, o Options, earliest *timeline.Instant) ([]File, bool) {
-	groups := s.groups(p)
+func (s *tableState) partition(ctx context.Context, p fsview.PartitionFiles, o Options, earliest *timeline.Instant) ([]File, bool, error) {
+	groups, err := s.groups(ctx, p)
+	if err != nil {
+		return nil, false, err
+	}
 	replaced := s.replacedAt[p.Path]
 	var active []*group
 	var replacedGroups []*group
@@ -579,7 +591,7 @@ func (s *tableState) partition(p fsview.PartitionFiles, o Options, earliest *tim
 			}
 		}
 	}
-	return out, deletePartition
+	return out, deletePartition, nil
 }
 
 // hasPendingFiles reports whether the partition holds data files of groups that are not

@@ -473,7 +473,10 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	view := fsview.Build(listing, t.Timeline, fsview.Options{Replaced: replaced})
+	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{Replaced: replaced})
+	if err != nil {
+		return nil, err
+	}
 	groups := map[string]*fsview.FileGroup{}
 	for _, g := range view.Groups {
 		groups[g.Partition+"/"+string(g.FileID)] = g
