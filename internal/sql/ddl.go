@@ -510,6 +510,14 @@ func (e *Engine) execSet(ctx context.Context, s *parser.Set) (*Result, error) {
 		}
 		return newRowsResult("SET", []string{"key", "value"}, [][]any{{key, v}})
 	}
+	for _, k := range readKeys {
+		if key == k {
+			// Checked here, not at the next SELECT: a read setting is refused at SET.
+			if _, err := config.New().Set(key, s.Value); err != nil {
+				return nil, atPos(s.Pos, fmt.Errorf("SET %s: %w", key, err))
+			}
+		}
+	}
 	e.settings[key] = s.Value
 	note := ""
 	if !strings.HasPrefix(strings.ToLower(key), "hoodie.") {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/internal/format/parquet"
 	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/sql/parser"
@@ -31,10 +32,34 @@ import (
 // The parts are joined with UNION ALL. DuckDB pushes projections and filters into
 // read_parquet itself (row group statistics).
 
+// readKeys are the session's hoodie.* keys that configure reads: SET gives them to every
+// scan a statement plans (SELECT, and the reads of UPDATE, DELETE and MERGE), as Spark
+// SQL's session configuration reaches its Hudi relations. Other hoodie.* keys configure
+// writes only (writeSettings); hoodie.datasource.query.type is the engine's own
+// (setQueryType).
+var readKeys = []string{config.EnableDataSkipping.Name, config.MetadataEnable.Name}
+
+// scanSettings are the read settings of the session (readKeys), nil when none is set.
+func (e *Engine) scanSettings() map[string]string {
+	var out map[string]string
+	for _, k := range readKeys {
+		if v, ok := e.settings[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // scanSQL plans the scan of a table and returns the parenthesized DuckDB query over it.
 func (b *binder) scanSQL(ctx context.Context, h *hudiTable, opts hudi.ScanOptions) (string, error) {
 	if err := b.e.checkQuerySchemaOnRead(ctx, h); err != nil {
 		return "", err
+	}
+	if opts.Settings == nil {
+		opts.Settings = b.e.scanSettings()
 	}
 	scan, err := h.t.Scan(ctx, opts)
 	if err != nil && opts.Filter != "" {
