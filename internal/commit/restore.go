@@ -141,7 +141,7 @@ func (ct *Timeline) ResumeRestore(ctx context.Context, tl *timeline.Timeline, in
 		return nil, fmt.Errorf("encode restore metadata %s: %w", in.Time, err)
 	}
 	// Java's finishRestore brings the metadata table in line before the completed file.
-	if err := ct.updateMetadata(ctx, table.MetadataUpdate{Instant: in.Time, Restore: true}); err != nil {
+	if err := ct.updateMetadata(ctx, table.MetadataUpdate{Instant: in.Time, Restore: true, RestoreTo: savepoint}); err != nil {
 		return nil, err
 	}
 	if err := ct.putOnce(ctx, tl, in.Time, spec.ActionRestore, spec.StateCompleted, out); err != nil {

@@ -77,6 +77,8 @@ type MetadataUpdate struct {
 	// Restore marks a restore (its instant is Instant); the writer reconciles the metadata
 	// table with the restored table.
 	Restore bool
+	// RestoreTo is the savepoint a restore restores to.
+	RestoreTo spec.InstantTime
 }
 
 // PrepareChange is PrepareChangeFor with no metadata writer: the operation does not

@@ -163,15 +163,36 @@ func (w *Writer) setPartitionAvailable(ctx context.Context, t *table.Table, part
 // the base and log files in them whose instant is at most the initialization time) as
 // the files partition's records, and counts the files.
 func (w *Writer) listForBootstrap(ctx context.Context, initTime spec.InstantTime) ([]*mdt.Record, int, error) {
-	listing, err := fsview.ListPartitions(ctx, w.st)
+	parts, err := w.listDataFiles(ctx, initTime)
 	if err != nil {
-		return nil, 0, fmt.Errorf("metadata table: list the table: %w", err)
+		return nil, 0, err
 	}
 	var partitions []string
 	var recs []*mdt.Record
 	n := 0
+	for _, p := range parts {
+		partitions = append(partitions, p.path)
+		n += len(p.files)
+		recs = append(recs, mdt.PartitionFilesRecord(p.path, p.files, nil))
+	}
+	return append([]*mdt.Record{mdt.PartitionListRecord(partitions, false)}, recs...), n, nil
+}
+
+// partitionFiles is one data partition's base and log files with their sizes.
+type partitionFiles struct {
+	path  string
+	files map[string]int64
+}
+
+// listDataFiles lists the data table's partitions (in listing order) and their base and
+// log files whose instant is at most upTo.
+func (w *Writer) listDataFiles(ctx context.Context, upTo spec.InstantTime) ([]partitionFiles, error) {
+	listing, err := fsview.ListPartitions(ctx, w.st)
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: list the table: %w", err)
+	}
+	var out []partitionFiles
 	for _, p := range listing.Partitions {
-		partitions = append(partitions, p.Path)
 		files := map[string]int64{}
 		for _, f := range p.Files {
 			var inst spec.InstantTime
@@ -182,14 +203,13 @@ func (w *Writer) listForBootstrap(ctx context.Context, initTime spec.InstantTime
 			} else {
 				continue
 			}
-			if string(inst) <= string(initTime) {
+			if string(inst) <= string(upTo) {
 				files[f.Name] = f.Size
 			}
 		}
-		n += len(files)
-		recs = append(recs, mdt.PartitionFilesRecord(p.Path, files, nil))
+		out = append(out, partitionFiles{path: p.Path, files: files})
 	}
-	return append([]*mdt.Record{mdt.PartitionListRecord(partitions, false)}, recs...), n, nil
+	return out, nil
 }
 
 // metadataTableName is the metadata table's name (HoodieTableMetadata.METADATA_TABLE_NAME_SUFFIX).

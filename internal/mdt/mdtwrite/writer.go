@@ -200,7 +200,7 @@ func hasPartition(c *table.Config, partition string) bool {
 // Update records a data-table instant in the metadata table (table.MetadataWriter): the
 // files partition records of its metadata become a metadata deltacommit of the same
 // instant time. A rollback also rolls back the metadata deltacommit of the instant it
-// rolled back; a restore drops the metadata table, which the next operation rebuilds. A
+// rolled back; a restore restores the metadata table to the savepoint (restore.go). A
 // table whose metadata table is not (yet) built is left alone, as Java's writer skips
 // updates until it is initialized.
 func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
@@ -236,7 +236,7 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 	case u.Rollback != nil:
 		recs[mdt.PartitionFiles] = mdt.RollbackRecords(u.Rollback)
 	case u.Restore:
-		return w.dropForRestore(ctx, u.Instant)
+		return w.restore(ctx, cfg, version, u.Instant, u.RestoreTo)
 	default:
 		return fmt.Errorf("metadata update of %s names no instant metadata", u.Instant)
 	}
@@ -284,6 +284,7 @@ func (w *Writer) rollbackDeltaCommit(ctx context.Context, version spec.TableVers
 const (
 	suffixCompaction = "001"
 	suffixClean      = "002"
+	suffixRestore    = "003"
 	suffixRollback   = "006"
 	suffixInitFirst  = 10 // "010": the first partition initialized, "011" the next, …
 )
@@ -303,10 +304,9 @@ func lastCompaction(tl *timeline.Timeline) (spec.InstantTime, bool) {
 	return last, last != ""
 }
 
-// dropForRestore deletes the metadata table before a restore completes. Java restores
-// the metadata table to the savepoint and syncs it with a listing; hudi-go rebuilds it
-// instead: until the next operation's Prepare bootstraps it again, readers list files.
-// The result is the same listing; the metadata table's own history is what differs.
+// dropForRestore deletes the metadata table before a restore completes, where Java 0.14
+// deletes it too (see restore): until the next operation's Prepare bootstraps it again,
+// readers list files.
 func (w *Writer) dropForRestore(ctx context.Context, restore spec.InstantTime) error {
 	t, err := table.Open(ctx, w.st)
 	if err != nil {
