@@ -202,6 +202,12 @@ func TestCrashDuringRestore(t *testing.T) {
 				}
 				m = atSavepoint
 				check(fmt.Sprintf("iteration %d: after the restore completed", iter), m)
+				// The restore keeps the metadata table (restored to the savepoint and synced,
+				// or dropped where Java drops it): whichever, it must equal a listing, a
+				// rerun after a kill included.
+				if exists(filepath.Join(table, ".hoodie", "metadata")) {
+					validateMetadata(t, table, iter)
+				}
 				if _, err := hudi("savepoint", table, "delete", sp); err != nil {
 					t.Fatal(err)
 				}
