@@ -35,11 +35,7 @@ lists them. --dry-run lists what would be archived.`,
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

@@ -34,11 +34,7 @@ policy. Savepointed files and slices needed by pending compactions are never del
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

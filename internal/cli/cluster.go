@@ -42,11 +42,7 @@ hoodie.clustering.preserve.commit.metadata=false; sort with
 			if dryRun && run {
 				return usagef("--dry-run cannot be combined with --run")
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

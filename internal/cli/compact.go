@@ -30,11 +30,7 @@ left by a killed run, and commits it as <instant>.commit. Without either flag bo
 			if format != "text" && format != "json" {
 				return usagef("--format %q: want text or json", format)
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

@@ -42,11 +42,7 @@ timeline and file groups, and how many files it lists.`,
 			default:
 				return usagef("metadata operation %q: want init, validate, delete or describe", op)
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

@@ -34,11 +34,7 @@ later ones after it unless --include-later, which rolls those back first, newest
 			if !isInstant(args[1]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[1])
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

@@ -44,11 +44,7 @@ the savepoint. restore --dry-run lists the instants it would roll back and chang
 			if !isInstant(args[2]) {
 				return usagef("instant %q: want the 17-digit instant time as `hudi timeline` shows it", args[2])
 			}
-			settings, err := e.parseSettings(sets)
-			if err != nil {
-				return err
-			}
-			t, err := hudi.Open(cmd.Context(), args[0], hudi.WithSettings(settings))
+			t, settings, err := e.openWithSettings(cmd.Context(), args[0], sets)
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,20 @@ import (
 
 // parseSettings turns repeated --set k=v flags into a map, over the settings of
 // hudi-defaults.conf (see env.defaults).
+// openWithSettings opens the table at path with the --set values (over the environment's
+// settings), which the commands that open one table also hand to the operation.
+func (e *env) openWithSettings(ctx context.Context, path string, sets []string) (*hudi.Table, map[string]string, error) {
+	settings, err := e.parseSettings(sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := hudi.Open(ctx, path, hudi.WithSettings(settings))
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, settings, nil
+}
+
 func (e *env) parseSettings(sets []string) (map[string]string, error) {
 	return e.settingsOver(sets, false)
 }
