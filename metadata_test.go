@@ -242,8 +242,9 @@ func TestPlanningFromSparkMetadataTables(t *testing.T) {
 		t.Fatalf("%d fixtures with a metadata table, want 14", len(ids))
 	}
 	rows := 0
-	for _, id := range ids {
+	for i, id := range ids {
 		t.Run(id, func(t *testing.T) {
+			testutil.RaceSample(t, i)
 			dir := testutil.Table(t, id)
 			watch := storagetest.NewListCounter(local.New(dir))
 			// The plan: the latest file slices planned from the metadata table are those

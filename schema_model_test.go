@@ -13,6 +13,7 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/internal/schema/internalschema"
+	"github.com/hudi-go/hudi/internal/testutil"
 )
 
 // sorModel is the in-memory model of a table under schema evolution on read: columns
@@ -126,6 +127,11 @@ func TestSchemaOnReadModel(t *testing.T) {
 		seed, _ = strconv.ParseInt(s, 10, 64)
 	}
 	steps := 24
+	if testutil.Race {
+		// The race detector slows every scan several times over; scripts/test runs the
+		// whole model without it.
+		steps = 10
+	}
 	if s := os.Getenv("HUDI_SOR_MODEL_STEPS"); s != "" {
 		steps, _ = strconv.Atoi(s)
 	}

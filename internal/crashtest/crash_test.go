@@ -9,12 +9,12 @@
 // before the instant is requested, between requested and inflight, while markers and
 // base files are being written, or after the completed file was published.
 //
-// CI runs a short form with a fixed seed (52 kills, under a minute on two cores). A soak
+// CI runs a short form with a fixed seed (40 kills, under a minute on two cores). A soak
 // run is randomized and long:
 //
 //	HUDI_SOAK=1                 soak mode (random seed, bigger batches, a fresh table every 150 iterations)
 //	HUDI_CRASH_SEED=n           seed (default: 1 in CI, the clock in soak mode)
-//	HUDI_CRASH_ITERATIONS=n     iterations (default: until 52 kills in CI, 100000 in soak mode)
+//	HUDI_CRASH_ITERATIONS=n     iterations (default: until 40 kills in CI, 100000 in soak mode)
 //	HUDI_CRASH_DURATION=10m     stop after this long (soak default: 45m)
 //	HUDI_CRASH_STRICT=1         also fail on garbage left behind (see findings below)
 //	HUDI_CRASH_KEEP=1           keep the table directories (their paths are logged)
@@ -634,7 +634,7 @@ func envInt(name string, def int) int {
 // TestCrashDuringWrites is the crash test; see the package comment.
 func TestCrashDuringWrites(t *testing.T) {
 	strict := os.Getenv("HUDI_CRASH_STRICT") == "1"
-	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 52, maxIters: 400, duration: 5 * time.Minute,
+	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 40, maxIters: 400, duration: 5 * time.Minute,
 		tableIters: 1 << 30, minRows: 50, maxRows: 300, maxSize: 2000}) // one table
 	soak, seed, minKills, maxIters, duration := cfg.soak, cfg.seed, cfg.minKills, cfg.maxIters, cfg.duration
 	tableIters, minRows, maxRows, maxSize := cfg.tableIters, cfg.minRows, cfg.maxRows, cfg.maxSize

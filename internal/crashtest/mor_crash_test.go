@@ -220,7 +220,7 @@ func readTableArgs(table string, extra ...string) (int, error) {
 func TestCrashDuringMORWritesAndCompactions(t *testing.T) {
 	// Reads slow down as file slices pile up (nothing cleans them): a fresh table every
 	// 12 iterations keeps the CI form under ~40 s on two cores.
-	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 52, maxIters: 400, duration: 5 * time.Minute,
+	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 40, maxIters: 400, duration: 5 * time.Minute,
 		tableIters: 12, minRows: 20, maxRows: 100, maxSize: 600})
 	soak, seed, minKills, maxIters, duration := cfg.soak, cfg.seed, cfg.minKills, cfg.maxIters, cfg.duration
 	tableIters, minRows, maxRows, maxSize := cfg.tableIters, cfg.minRows, cfg.maxRows, cfg.maxSize

@@ -74,7 +74,7 @@ func restoreState(table string, before map[string]*instant) (pending, completed 
 }
 
 func TestCrashDuringRestore(t *testing.T) {
-	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 0, maxIters: 12, duration: 5 * time.Minute,
+	cfg := loadRunConfig(t, runConfig{seed: 1, minKills: 0, maxIters: 8, duration: 5 * time.Minute,
 		minRows: 50, maxRows: 200, maxSize: 1500})
 	for _, typ := range []string{"cow", "mor"} {
 		t.Run(typ, func(t *testing.T) {

@@ -149,8 +149,9 @@ func TestGoldenSparkFooters(t *testing.T) {
 	}
 	var files, keys, tailKeys, nonASCII int
 	types := map[string]int{}
-	for _, table := range tables {
+	for i, table := range tables {
 		t.Run(table, func(t *testing.T) {
+			testutil.RaceSample(t, i)
 			ffs := readFooterFiles(t, table)
 			if required[table] && len(ffs) == 0 {
 				t.Fatalf("no base file with a bloom filter found")
@@ -172,7 +173,8 @@ func TestGoldenSparkFooters(t *testing.T) {
 		})
 	}
 	t.Logf("verified %d footers %v, %d keys (%d that C MurmurHash2 hashes differently, %d non-ASCII)", files, types, keys, tailKeys, nonASCII)
-	if tailKeys == 0 {
+	// Under -race a sample of the tables runs, which need not hold such a key.
+	if tailKeys == 0 && !testutil.Race {
 		t.Errorf("no key exercises the Java tail-order quirk")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/internal/format/bloom"
 	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/testutil"
 )
 
 // A COW merge may resume the base file's bloom filter instead of hashing every stored key
@@ -25,7 +26,7 @@ import (
 // there, so the merge must not resume), with deletes, for both filter types.
 func TestMergedFileBloomFilterIsFresh(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
+	for i, c := range []struct {
 		name     string
 		settings map[string]string
 	}{
@@ -34,6 +35,7 @@ func TestMergedFileBloomFilterIsFresh(t *testing.T) {
 		{"simple", map[string]string{"hoodie.bloom.index.filter.type": "SIMPLE", "hoodie.index.bloom.num_entries": "150", "hoodie.index.bloom.fpp": "0.01"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			testutil.RaceSample(t, i)
 			dir := filepath.Join(t.TempDir(), "t")
 			tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{Name: "trips", RecordKeyFields: []string{"uuid"}, PrecombineField: "ts",
 				PartitionFields: []string{"city"}, HiveStyle: true, Schema: benchdata.TripsDDL})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hudi-go/hudi/internal/services/clean"
 	"github.com/hudi-go/hudi/internal/table"
+	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/storage/local"
 )
 
@@ -42,6 +43,7 @@ func selected(sel *clean.Selection) string {
 func TestIncrementalPlanEqualsFullScan(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			testutil.RaceSample(t, int(seed-1))
 			rng := rand.New(rand.NewPCG(seed, 7))
 			f := newFixture(t, "cow")
 			f.upsert(1, "a1", "b1")
