@@ -139,6 +139,14 @@ func TestTimelineStatsAndDescribeTypes(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", want, desc)
 		}
 	}
+	// A table without a record key (Hudi 0.14's generated keys) says so.
+	auto := filepath.Join(t.TempDir(), "auto")
+	if _, stderr, code := run(t, "create", auto, "--partition-by", "city", "--schema", tripsDDL); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	if desc, _, _ := run(t, "describe", auto); !strings.Contains(desc, "Record key:      (none: keys are generated)") {
+		t.Errorf("describe of a table with generated keys:\n%s", desc)
+	}
 }
 
 // TestDeletePartitionReports: hudi write --op delete_partition reports the partitions it
