@@ -166,6 +166,17 @@ func TestDeletePartitionReports(t *testing.T) {
 	if after := snapshotFiles(t, dir); after != before {
 		t.Errorf("a failed delete_partition changed the table:\n%s\n%s", before, after)
 	}
+	// The same for input rows naming a partition that does not exist, alone or beside one
+	// that does.
+	for _, rows := range [][]string{{`{"uuid":"x","city":"paris"}`}, {`{"uuid":"a","city":"sf"}`, `{"uuid":"x","city":"paris"}`}} {
+		_, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--input", writeInput(t, rows...))
+		if code == 0 || !strings.Contains(stderr, `"city=paris" names no partition`) {
+			t.Errorf("rows %v: exit %d, %s", rows, code, stderr)
+		}
+		if after := snapshotFiles(t, dir); after != before {
+			t.Errorf("a failed delete_partition changed the table:\n%s\n%s", before, after)
+		}
+	}
 	out, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--set", "hoodie.datasource.write.partitions.to.delete=city=sf")
 	if code != 0 || !strings.Contains(out, "dropped 1 partition(s): city=sf") {
 		t.Errorf("delete_partition: exit %d: %s %s", code, out, stderr)
