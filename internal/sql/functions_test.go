@@ -156,6 +156,12 @@ func TestSparkFunctions(t *testing.T) {
 		{"try_cast(1e20 AS INT)", `null`},
 		{"try_cast(2147483648L AS INT)", `null`},
 		{"CAST((SELECT 2.5D) AS INT)", `2`},
+		// Timestamps are seconds, floored (CastSuite: 15.003 s is 15, -1.2 s is -2); a date is
+		// NULL (the ANSI compliance page's CAST(DATE'2020-01-01' AS INT)).
+		{"CAST(TIMESTAMP '1969-12-31 16:00:15.003' AS BIGINT)", `15`},
+		{"CAST(TIMESTAMP '1969-12-31 15:59:58.8' AS INT)", `-2`},
+		{"try_cast(TIMESTAMP '1969-12-31 16:00:15.003' AS SHORT)", `15`},
+		{"CAST(DATE '2020-01-01' AS INT)", `null`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {

@@ -143,7 +143,9 @@ var fitsIn = map[int]string{
 //     SMALLINT then keep the low 8 or 16 bits of that INT (Scala's d.toInt.toByte);
 //   - a DECIMAL or a wider integer keeps the low bits of its truncated value (Spark's
 //     documented CAST(2147483648L AS INT) = -2147483648; Decimal.toLong.toInt);
-//   - a string with an integral part (' 12.7 ') is read truncated; other text is NULL.
+//   - a string with an integral part (' 12.7 ') is read truncated; other text is NULL;
+//   - a TIMESTAMP is its seconds since the epoch, floored, then as a wider integer; a DATE
+//     is NULL.
 //
 // try_cast truncates too and gives NULL where the value does not fit. The value's type
 // shows only when DuckDB binds the statement: typeof folds to a constant that picks one
@@ -174,7 +176,17 @@ func integralCast(b *textBuilder, try bool, val *textBuilder, typ string, bits i
 	w(" AS VARCHAR), '\\s*[+-]?[0-9]+(\\.[0-9]*)?\\s*') THEN split_part(trim(CAST(")
 	v()
 	w(" AS VARCHAR)), '.', 1) END AS " + typ + ")")
+	// A TIMESTAMP is its seconds since the epoch, floored (Spark's CastSuite: -1.2 s is -2).
+	seconds := func() {
+		w("CAST(floor(epoch(TRY_CAST(")
+		v()
+		w(" AS TIMESTAMPTZ))) AS HUGEINT)")
+	}
 	if try {
+		typeIs("= 'TIMESTAMP WITH TIME ZONE'")
+		w("TRY_CAST(")
+		seconds()
+		w(" AS " + typ + ")")
 		typeIs("IN ('FLOAT', 'DOUBLE')")
 		w("TRY_CAST(trunc(TRY_CAST(")
 		v()
@@ -200,6 +212,10 @@ func integralCast(b *textBuilder, try bool, val *textBuilder, typ string, bits i
 	if bits == 64 {
 		sat, satMin, satMax = "BIGINT", "-9223372036854775808", "9223372036854775807"
 	}
+	typeIs("= 'DATE'") // NULL: the ANSI compliance page's CAST(DATE'2020-01-01' AS INT)
+	w("CAST(NULL AS " + typ + ")")
+	typeIs("= 'TIMESTAMP WITH TIME ZONE'")
+	wrap(seconds)
 	typeIs("IN ('FLOAT', 'DOUBLE')")
 	// A simple CASE: NULL matches neither arm (greatest and least skip NULLs).
 	w("CASE isnan(TRY_CAST(")
