@@ -155,6 +155,11 @@ type WriteOptions struct {
 	// AddColumns commits the input's schema — the table's columns plus new nullable ones,
 	// anywhere — as it is (write.Options.AddColumns): SQL's ALTER TABLE ADD COLUMNS.
 	AddColumns bool
+	// RequireExistingPartitions makes a delete_partition fail, writing nothing, when a
+	// partition it names (from its input rows or hoodie.datasource.write.partitions.to.delete)
+	// matches none of the table's. Java commits an empty replacecommit then; the CLI sets
+	// it, since on the command line such a partition is almost always a typo.
+	RequireExistingPartitions bool
 	// Progress, if set, is called at each phase of the write, as its file tasks finish
 	// and before each inline table service; see write.Progress.
 	Progress func(WriteProgress)
@@ -206,6 +211,7 @@ func (t *Table) writeOptions(o WriteOptions) (write.Options, *config.Config, err
 	wo := write.OptionsFromConfig(cfg, op)
 	wo.Logger, wo.Progress, wo.Now = o.Logger, o.Progress, o.Now
 	wo.DeleteMarker, wo.Prepped, wo.AddColumns = o.DeleteMarker, o.Prepped, o.AddColumns
+	wo.RequireExistingPartitions = o.RequireExistingPartitions
 	wo.TimelineZone = m.Config.TimelineZone()
 	// Last: it opens the lock provider, which the caller closes (Concurrency.Close).
 	if wo.Concurrency, err = commit.ConcurrencyFromConfig(cfg, m.Storage, m.Config.Name()); err != nil {

@@ -311,7 +311,11 @@ func writeDescription(w io.Writer, d *Description) error {
 	fmt.Fprintf(tw, "Table:\t%s\n", name)
 	fmt.Fprintf(tw, "Type:\t%s\n", d.Type)
 	fmt.Fprintf(tw, "Table version:\t%d\n", d.Version)
-	fmt.Fprintf(tw, "Record key:\t%s\n", strings.Join(d.RecordKeyFields, ", "))
+	key := strings.Join(d.RecordKeyFields, ", ")
+	if key == "" {
+		key = "(none: keys are generated)" // Hudi 0.14's tables without primaryKey
+	}
+	fmt.Fprintf(tw, "Record key:\t%s\n", key)
 	fmt.Fprintf(tw, "Partitioned by:\t%s\n", orNone(strings.Join(d.PartitionFields, ", ")))
 	fmt.Fprintf(tw, "Ordering field:\t%s\n", orNone(strings.Join(d.OrderingFields, ", ")))
 	fmt.Fprintf(tw, "Key generator:\t%s\n", orNone(d.KeyGenerator))

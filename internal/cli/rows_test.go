@@ -139,6 +139,14 @@ func TestTimelineStatsAndDescribeTypes(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", want, desc)
 		}
 	}
+	// A table without a record key (Hudi 0.14's generated keys) says so.
+	auto := filepath.Join(t.TempDir(), "auto")
+	if _, stderr, code := run(t, "create", auto, "--partition-by", "city", "--schema", tripsDDL); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	if desc, _, _ := run(t, "describe", auto); !strings.Contains(desc, "Record key:      (none: keys are generated)") {
+		t.Errorf("describe of a table with generated keys:\n%s", desc)
+	}
 }
 
 // TestDeletePartitionReports: hudi write --op delete_partition reports the partitions it
@@ -157,6 +165,17 @@ func TestDeletePartitionReports(t *testing.T) {
 	}
 	if after := snapshotFiles(t, dir); after != before {
 		t.Errorf("a failed delete_partition changed the table:\n%s\n%s", before, after)
+	}
+	// The same for input rows naming a partition that does not exist, alone or beside one
+	// that does.
+	for _, rows := range [][]string{{`{"uuid":"x","city":"paris"}`}, {`{"uuid":"a","city":"sf"}`, `{"uuid":"x","city":"paris"}`}} {
+		_, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--input", writeInput(t, rows...))
+		if code == 0 || !strings.Contains(stderr, `"city=paris" names no partition`) {
+			t.Errorf("rows %v: exit %d, %s", rows, code, stderr)
+		}
+		if after := snapshotFiles(t, dir); after != before {
+			t.Errorf("a failed delete_partition changed the table:\n%s\n%s", before, after)
+		}
 	}
 	out, stderr, code := run(t, "write", dir, "--op", "delete_partition", "--set", "hoodie.datasource.write.partitions.to.delete=city=sf")
 	if code != 0 || !strings.Contains(out, "dropped 1 partition(s): city=sf") {

@@ -196,7 +196,7 @@ func runWrite(ctx context.Context, e *env, path, op, input, inputFormat, format 
 	if err != nil {
 		return err
 	}
-	wo := hudi.WriteOptions{Operation: op, Settings: settings, Logger: e.logger}
+	wo := hudi.WriteOptions{Operation: op, Settings: settings, Logger: e.logger, RequireExistingPartitions: true}
 	if pp != nil {
 		wo.Progress = pp.report
 	}

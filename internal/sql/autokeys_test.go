@@ -86,6 +86,11 @@ WHEN NOT MATCHED THEN INSERT (ts, uuid, rider, driver, fare, city) VALUES (1, 'u
 			if !regexp.MustCompile(`^\d{17}$`).MatchString(merge) {
 				t.Errorf("merge instant %q", merge)
 			}
+			// Registering the table with a primaryKey fails, saying its keys are generated.
+			err = runErr(t, e, "CREATE TABLE again USING HUDI TBLPROPERTIES (primaryKey = 'uuid') LOCATION '"+h.path+"'")
+			if !strings.Contains(err.Error(), "primaryKey uuid, the table's record key is none (its keys are generated)") {
+				t.Errorf("CREATE over the table with a key: %v", err)
+			}
 		})
 	}
 }

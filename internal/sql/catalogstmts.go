@@ -24,7 +24,11 @@ import (
 func sameDefinition(ctx context.Context, t *hudi.Table, s *parser.CreateTable, cs *createSpec) error {
 	cfg := t.Config()
 	if len(cs.keys) > 0 && !strings.EqualFold(strings.Join(cs.keys, ","), strings.Join(cfg.RecordKeyFields(), ",")) {
-		return fmt.Errorf("primaryKey %s, the table's record key is %s", strings.Join(cs.keys, ","), strings.Join(cfg.RecordKeyFields(), ","))
+		have := strings.Join(cfg.RecordKeyFields(), ",")
+		if have == "" {
+			have = "none (its keys are generated)"
+		}
+		return fmt.Errorf("primaryKey %s, the table's record key is %s", strings.Join(cs.keys, ","), have)
 	}
 	if cs.precombine != "" && !strings.EqualFold(cs.precombine, strings.Join(cfg.OrderingFields(), ",")) {
 		return fmt.Errorf("preCombineField %s, the table's is %q", cs.precombine, strings.Join(cfg.OrderingFields(), ","))

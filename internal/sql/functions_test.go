@@ -89,6 +89,79 @@ func TestSparkFunctions(t *testing.T) {
 		{"array_distinct(array(5, 5, 6))[1]", `6`},
 		{"array_distinct(array_distinct(array('b', 'a', 'b')))", `["b","a"]`},
 		{"array_distinct(array())", `[]`},
+		// Higher-order functions: the reference's examples, then NULL cases.
+		{"transform(array(1, 2, 3), x -> x + 1)", `[2,3,4]`},
+		{"transform(array(1, 2, 3), (x, i) -> x + i)", `[1,3,5]`}, // the index is 0-based
+		{"transform(CAST(NULL AS ARRAY<INT>), x -> x)", `null`},
+		{"transform(array(array(1, 2), array(3)), x -> x[0])", `[1,3]`}, // a lambda parameter's subscript
+		{"transform(array(1, 2), x -> transform(array(10), y -> x + y))", `[[11],[12]]`},
+		{"filter(array(1, 2, 3), x -> x % 2 == 1)", `[1,3]`},
+		{"filter(array(0, 2, 3), (x, i) -> x > i)", `[2,3]`},
+		{"filter(array(0, null, 2, 3, null), x -> x IS NOT NULL)", `[0,2,3]`},
+		{"exists(array(1, 2, 3), x -> x % 2 == 0)", `true`},
+		{"exists(array(1, 2, 3), x -> x % 2 == 10)", `false`},
+		{"exists(array(1, null, 3), x -> x % 2 == 0)", `null`}, // three-valued
+		{"exists(array(0, null, 2, 3, null), x -> x IS NULL)", `true`},
+		{"exists(array(1, 2, 3), x -> x IS NULL)", `false`},
+		{"exists(array(), x -> true)", `false`},
+		{"exists(CAST(NULL AS ARRAY<INT>), x -> true)", `null`},
+		{"forall(array(1, 2, 3), x -> x % 2 == 0)", `false`},
+		{"forall(array(2, 4, 8), x -> x % 2 == 0)", `true`},
+		{"forall(array(1, null, 3), x -> x % 2 == 0)", `false`},
+		{"forall(array(2, null, 8), x -> x % 2 == 0)", `null`},
+		{"forall(array(), x -> false)", `true`},
+		{"aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x)", `6`},
+		{"aggregate(array(1, 2, 3), 0, (acc, x) -> acc + x, acc -> acc * 10)", `60`},
+		{"reduce(array(1, 2, 3), 0, (acc, x) -> acc + x, acc -> acc * 10)", `60`}, // Spark 3.4's alias
+		{"aggregate(array('a', 'b'), '', (acc, x) -> concat(acc, x))", `"ab"`},    // an accumulator of another type
+		{"aggregate(array(), 5, (acc, x) -> acc + x)", `5`},
+		{"aggregate(CAST(NULL AS ARRAY<INT>), 5, (acc, x) -> acc + x, acc -> coalesce(acc, 0))", `null`},
+		{"array_max(array(1, 20, null, 3))", `20`},
+		{"array_min(array(1, 20, null, 3))", `1`},
+		{"array_max(array())", `null`},
+		{"reverse('Spark SQL')", `"LQS krapS"`},
+		{"reverse(array(2, 1, 4, 3))", `[3,4,1,2]`},
+		{"reverse(array(2, 1, 4, 3))[0]", `3`},
+		{"reverse(CAST(NULL AS STRING))", `null`},
+		{"reverse((SELECT array(1, 2)))", `[2,1]`},
+		{"zip_with(array(1, 2), array(3, 4), (x, y) -> x + y)", `[4,6]`},
+		{"zip_with(array('a', 'b', 'c'), array('d', 'e', 'f'), (x, y) -> concat(x, y))", `["ad","be","cf"]`},
+		{"zip_with(array(1), array(3, 4), (x, y) -> x + y)", `[4,null]`}, // the shorter is padded with NULLs
+		{"zip_with(array(1), CAST(NULL AS ARRAY<INT>), (x, y) -> x)", `null`},
+		// CAST to integral types, without ANSI mode (Spark's default). Spark's CastSuite
+		// ("cast from float/double/decimal": 1.5 to each integral type is 1) and the ANSI
+		// compliance page (CAST(2147483648L AS INT) = -2147483648). UNVERIFIED against
+		// Spark 3.x source here: saturation of doubles and NaN as 0 (Java's (int)/(long),
+		// which Spark's Double.toInt is), the low bits for TINYINT/SMALLINT and decimals,
+		// and the string forms.
+		{"CAST(1.5 AS TINYINT)", `1`},
+		{"CAST(1.5 AS SMALLINT)", `1`},
+		{"CAST(1.5 AS INT)", `1`},
+		{"CAST(1.5 AS BIGINT)", `1`},
+		{"CAST(1.5D AS INT)", `1`},
+		{"CAST(CAST(1.5 AS FLOAT) AS LONG)", `1`},
+		{"CAST(-2.7 AS INT)", `-2`}, // toward zero (DuckDB rounds to -3)
+		{"CAST(-2.7D AS BIGINT)", `-2`},
+		{"CAST(2147483648L AS INT)", `-2147483648`},
+		{"CAST(1e20 AS INT)", `2147483647`},
+		{"CAST(-1e20 AS BIGINT)", `-9223372036854775808`},
+		{"CAST(CAST('NaN' AS DOUBLE) AS INT)", `0`},
+		{"CAST(300.7D AS TINYINT)", `44`},
+		{"CAST(123456789012345678901234567890.5 AS BIGINT)", `-4362896299872285998`},
+		{"CAST(' 12.9 ' AS INT)", `12`},
+		{"CAST('abc' AS INT)", `null`},
+		{"CAST(CAST(NULL AS DOUBLE) AS INT)", `null`},
+		{"CAST(7 AS BIGINT) + CAST(true AS INT)", `8`},
+		{"try_cast(-2.7D AS INT)", `-2`},
+		{"try_cast(1e20 AS INT)", `null`},
+		{"try_cast(2147483648L AS INT)", `null`},
+		{"CAST((SELECT 2.5D) AS INT)", `2`},
+		// Timestamps are seconds, floored (CastSuite: 15.003 s is 15, -1.2 s is -2); a date is
+		// NULL (the ANSI compliance page's CAST(DATE'2020-01-01' AS INT)).
+		{"CAST(TIMESTAMP '1969-12-31 16:00:15.003' AS BIGINT)", `15`},
+		{"CAST(TIMESTAMP '1969-12-31 15:59:58.8' AS INT)", `-2`},
+		{"try_cast(TIMESTAMP '1969-12-31 16:00:15.003' AS SHORT)", `15`},
+		{"CAST(DATE '2020-01-01' AS INT)", `null`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
@@ -118,7 +191,7 @@ func TestSparkFunctions(t *testing.T) {
 	// Unsupported functions fail naming the function, never with DuckDB's meaning or
 	// DuckDB's guess at one of its own functions.
 	for _, q := range []string{"SELECT hash('a')", "SELECT months_between('2020-01-01', '2019-01-01')", "SELECT date_format(now(), 'QQQ')", "SELECT sha2('a', 512)",
-		"SELECT array_max(array(1, 2))", "SELECT transform(array(1, 2), x -> x + 1)", "SELECT sort_array(array(1), 1 > 0)",
+		"SELECT array_sort(array(1, 2), (l, r) -> r - l)", "SELECT transform(array(1, 2), 3)", "SELECT sort_array(array(1), 1 > 0)",
 		"SELECT sequence(DATE '2018-01-01', DATE '2018-03-01', INTERVAL 1 MONTH)", "SELECT sequence(1, 5, 0)", "SELECT sequence(1.5, 3)", "SELECT sequence(DATE '2018-01-01', DATE '2018-01-03')", "SELECT sequence(1, 5, -1)", "SELECT sequence(5, 1, 1)"} {
 		err := runErr(t, e, q)
 		name := strings.TrimPrefix(strings.SplitN(q, "(", 2)[0], "SELECT ")

@@ -157,6 +157,10 @@ type Options struct {
 	// PartitionsToDelete lists partitions for delete_partition
 	// (hoodie.datasource.write.partitions.to.delete), "*" wildcards allowed.
 	PartitionsToDelete []string
+	// RequireExistingPartitions makes a delete_partition fail in planning (nothing
+	// written) when a partition it names matches none of the table's (hudi-go's choice for
+	// the CLI; Java commits an empty replacecommit).
+	RequireExistingPartitions bool
 	// SetNullForMissingColumns is hoodie.write.set.null.for.missing.columns (false).
 	SetNullForMissingColumns bool
 	// TimelineZone is the zone instants are generated in (hoodie.table.timeline.timezone:

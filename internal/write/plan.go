@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,6 +115,14 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 			_, parts = byPartition(recs)
 		}
 		matched := matchPartitions(parts, w.view.Partitions())
+		if w.o.RequireExistingPartitions {
+			for _, pat := range parts {
+				if len(matchPartitions([]string{pat}, w.view.Partitions())) == 0 {
+					return nil, fmt.Errorf("delete_partition: %q names no partition of the table (partitions: %s); nothing was written",
+						pat, strings.Join(w.view.Partitions(), ", "))
+				}
+			}
+		}
 		w.replaceGroups(pl, func(p string) bool { return contains(matched, p) })
 		return pl, nil
 	case InsertOverwrite, InsertOverwriteTable, BulkInsert:

@@ -16,6 +16,8 @@ var renamedFunctions = map[string]string{
 	"array_join":      "array_to_string",
 	"explode":         "unnest",
 	"array":           "list_value",
+	"array_max":       "list_max", // both skip NULLs; NaN is the greatest double in both
+	"array_min":       "list_min",
 }
 
 // niladicKeywords are Spark functions called with () that are bare keywords in DuckDB.
@@ -95,8 +97,8 @@ func (p *parser) cast(b *textBuilder, i, close int, sc *scope) (int, bool, error
 	if as < 0 {
 		return 0, false, nil
 	}
-	b.write(p.toks[i].lead + strings.ToUpper(p.toks[i].value) + p.toks[i+1].lead + "(")
-	if err := p.walk(b, i+2, as, sc); err != nil {
+	val := &textBuilder{trimLead: true}
+	if err := p.walk(val, i+2, as, sc); err != nil {
 		return 0, true, err
 	}
 	p.i = as + 1
@@ -107,8 +109,152 @@ func (p *parser) cast(b *textBuilder, i, close int, sc *scope) (int, bool, error
 	if p.i != close {
 		return 0, true, p.errExpected(p.toks[p.i], "')' after the type of CAST")
 	}
+	kw := strings.ToUpper(p.toks[i].value)
+	if bits := integralBits[typ.name]; bits > 0 {
+		b.write(p.toks[i].lead)
+		v, closer := once(b, val, p.queryIn([2]int{i + 2, as}), lambdaName(p.toks[i].start))
+		integralCast(b, kw == "TRY_CAST", v, typ.duck(), bits)
+		b.write(closer)
+		return close + 1, true, nil
+	}
+	b.write(p.toks[i].lead + kw + p.toks[i+1].lead + "(")
+	b.splice(val)
 	b.write(p.toks[as].lead + "AS " + typ.duck() + p.toks[close].lead + ")")
 	return close + 1, true, nil
+}
+
+// integralBits are the widths of Spark's integral types.
+var integralBits = map[string]int{"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+
+// fitsIn lists, per width, the DuckDB types whose every value the integral type of that
+// width holds: a plain CAST.
+var fitsIn = map[int]string{
+	8:  "'TINYINT', 'BOOLEAN', '\"NULL\"'",
+	16: "'TINYINT', 'SMALLINT', 'UTINYINT', 'BOOLEAN', '\"NULL\"'",
+	32: "'TINYINT', 'SMALLINT', 'INTEGER', 'UTINYINT', 'USMALLINT', 'BOOLEAN', '\"NULL\"'",
+	64: "'TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'BOOLEAN', '\"NULL\"'",
+}
+
+// integralCast writes Spark's CAST (or try_cast) of val to the integral type typ (DuckDB's
+// name) of the given width. DuckDB rounds fractions and fails on overflow; Spark (without
+// ANSI mode, its default) truncates toward zero and does not fail:
+//   - a FLOAT or DOUBLE becomes what Java's (int) or (long) gives: truncated, saturated at
+//     the bounds of INT (for TINYINT, SMALLINT and INT) or BIGINT, NaN as 0; TINYINT and
+//     SMALLINT then keep the low 8 or 16 bits of that INT (Scala's d.toInt.toByte);
+//   - a DECIMAL or a wider integer keeps the low bits of its truncated value (Spark's
+//     documented CAST(2147483648L AS INT) = -2147483648; Decimal.toLong.toInt);
+//   - a string with an integral part (' 12.7 ') is read truncated; other text is NULL;
+//   - a TIMESTAMP is its seconds since the epoch, floored, then as a wider integer; a DATE
+//     is NULL.
+//
+// try_cast truncates too and gives NULL where the value does not fit. The value's type
+// shows only when DuckDB binds the statement: typeof folds to a constant that picks one
+// branch, and each branch binds for any type (TRY_CAST to DOUBLE or HUGEINT, decimals
+// through their exact text).
+func integralCast(b *textBuilder, try bool, val *textBuilder, typ string, bits int) {
+	w := b.write
+	v := func() { b.splice(val) }
+	typeIs := func(cond string) {
+		w(" WHEN typeof(")
+		v()
+		w(") " + cond + " THEN ")
+	}
+	// decimalPart is the integral part of a DECIMAL value's exact text.
+	decimalPart := func() {
+		w("split_part(CAST(")
+		v()
+		w(" AS VARCHAR), '.', 1)")
+	}
+	w("(CASE")
+	typeIs("IN (" + fitsIn[bits] + ")")
+	w("CAST(")
+	v()
+	w(" AS " + typ + ")")
+	typeIs("= 'VARCHAR'")
+	w("TRY_CAST(CASE WHEN regexp_full_match(CAST(")
+	v()
+	w(" AS VARCHAR), '\\s*[+-]?[0-9]+(\\.[0-9]*)?\\s*') THEN split_part(trim(CAST(")
+	v()
+	w(" AS VARCHAR)), '.', 1) END AS " + typ + ")")
+	// A TIMESTAMP is its seconds since the epoch, floored (Spark's CastSuite: -1.2 s is -2).
+	seconds := func() {
+		w("CAST(floor(epoch(TRY_CAST(")
+		v()
+		w(" AS TIMESTAMPTZ))) AS HUGEINT)")
+	}
+	if try {
+		typeIs("= 'TIMESTAMP WITH TIME ZONE'")
+		w("TRY_CAST(")
+		seconds()
+		w(" AS " + typ + ")")
+		typeIs("IN ('FLOAT', 'DOUBLE')")
+		w("TRY_CAST(trunc(TRY_CAST(")
+		v()
+		w(" AS DOUBLE)) AS " + typ + ")")
+		typeIs("LIKE 'DECIMAL(%'")
+		w("TRY_CAST(")
+		decimalPart()
+		w(" AS " + typ + ")")
+		w(" ELSE TRY_CAST(")
+		v()
+		w(" AS " + typ + ") END)")
+		return
+	}
+	// wrap keeps the low bits of the HUGEINT written by h, as a two's complement value.
+	half := "CAST(" + pow2(bits-1) + " AS HUGEINT)"
+	mod := "CAST(" + pow2(bits) + " AS HUGEINT)"
+	wrap := func(h func()) {
+		w("CAST((((")
+		h()
+		w(") + " + half + ") % " + mod + " + " + mod + ") % " + mod + " - " + half + " AS " + typ + ")")
+	}
+	sat, satMin, satMax := "INTEGER", "-2147483648", "2147483647"
+	if bits == 64 {
+		sat, satMin, satMax = "BIGINT", "-9223372036854775808", "9223372036854775807"
+	}
+	typeIs("= 'DATE'") // NULL: the ANSI compliance page's CAST(DATE'2020-01-01' AS INT)
+	w("CAST(NULL AS " + typ + ")")
+	typeIs("= 'TIMESTAMP WITH TIME ZONE'")
+	wrap(seconds)
+	typeIs("IN ('FLOAT', 'DOUBLE')")
+	// A simple CASE: NULL matches neither arm (greatest and least skip NULLs).
+	w("CASE isnan(TRY_CAST(")
+	v()
+	w(" AS DOUBLE)) WHEN true THEN CAST(0 AS " + typ + ") WHEN false THEN ")
+	saturated := func() {
+		w("CAST(greatest(least(CAST(greatest(least(trunc(TRY_CAST(")
+		v()
+		w(" AS DOUBLE)), 1e19), -1e19) AS HUGEINT), " + satMax + "), " + satMin + ") AS " + sat + ")")
+	}
+	if bits < 32 {
+		wrap(saturated)
+	} else {
+		saturated()
+	}
+	w(" END")
+	typeIs("LIKE 'DECIMAL(%'")
+	wrap(func() {
+		w("CAST(")
+		decimalPart()
+		w(" AS HUGEINT)")
+	})
+	typeIs("IN ('SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT')")
+	wrap(func() {
+		w("TRY_CAST(")
+		v()
+		w(" AS HUGEINT)")
+	})
+	w(" ELSE CAST(")
+	v()
+	w(" AS " + typ + ") END)")
+}
+
+// pow2 is 2^n in decimal digits (n ≤ 64).
+func pow2(n int) string {
+	if n == 64 {
+		return "18446744073709551616"
+	}
+	return strconv.FormatUint(1<<uint(n), 10)
 }
 
 // structCall translates STRUCT(a, b) into DuckDB's row(a, b), an unnamed struct that

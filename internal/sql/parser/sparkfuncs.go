@@ -448,8 +448,16 @@ func (p *parser) sparkFunction(b *textBuilder, name string, i, close int, sc *sc
 		w("(dayofweek(CAST(")
 		arg(parts[0])
 		w(" AS DATE)) + 1)")
-	default:
+	case "array_sort":
+		if len(p.splitCommas(i+2, close)) > 1 {
+			// DuckDB's list_sort takes no comparator.
+			return 0, true, errAt(p.toks[i], "array_sort with a comparator function is not supported by hudi-go")
+		}
 		return 0, false, nil
+	default:
+		if ok, err := p.higherOrder(out, name, i, close, sc); !ok || err != nil {
+			return 0, ok, err
+		}
 	}
 	b.write(lead)
 	b.splice(out)

@@ -239,6 +239,10 @@ func (p *parser) subscript(b *textBuilder, i, end int, sc *scope) (next int, ok 
 		col[l], col[r] = col[r], col[l]
 		keyedPath[l], keyedPath[r] = keyedPath[r], keyedPath[l]
 	}
+	if _, ok := sc.lambdaVar(col[0]); ok {
+		// A lambda parameter: no table's column, whatever its name.
+		return dynamic(p.valueStart(i-1), "the lambda parameter "+col[0])
+	}
 	if len(idx.refs) > 0 {
 		return 0, true, errAt(t, "a query inside the subscript of column "+strings.Join(col, ".")+" is not supported by hudi-go")
 	}

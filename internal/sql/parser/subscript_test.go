@@ -32,7 +32,7 @@ func TestSubscriptTranslation(t *testing.T) {
 		{"SELECT x FROM t WHERE x IN [1]", "SELECT x FROM {t} WHERE x IN [1]"},
 		// Values whose type the translation cannot know: decided by DuckDB's typeof.
 		{"SELECT (x)[0]", "SELECT (x)" + dyn("(x)", "0")},
-		{"SELECT reverse(x)[i]", "SELECT reverse(x)" + dyn("reverse(x)", "i")},
+		{"SELECT list_reverse(x)[i]", "SELECT list_reverse(x)" + dyn("list_reverse(x)", "i")},
 		{"SELECT a[0][1]", "SELECT a{sub a 0}" + dyn("a{sub a 0}", "1")},
 		{"SELECT array(array(1), array(2))[1][0]", "SELECT list_value(list_value(1), list_value(2))" + arr("1") +
 			dyn("list_value(list_value(1), list_value(2))"+arr("1"), "0")},

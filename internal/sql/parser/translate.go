@@ -23,6 +23,9 @@ type scope struct {
 	// only there.
 	queryStart bool
 	ctes       map[string]bool // names of WITH clauses of this level (lower case)
+	// lambda maps the (lower-case) parameters of the Spark lambda whose body this level
+	// is to the DuckDB text each stands for (lambdas.go).
+	lambda map[string]string
 }
 
 // isCTE reports whether name is a common table expression visible from s.
@@ -138,7 +141,11 @@ func (p *parser) walk(b *textBuilder, i, end int, sc *scope) error {
 			err = p.numberLiteral(b, t)
 			i++
 		case tokQuotedIdent:
-			b.write(t.lead + quoteIdent(t.value))
+			if v, ok := sc.lambdaVar(t.value); ok && !p.at(i-1).isOp(".") {
+				b.write(t.lead + v)
+			} else {
+				b.write(t.lead + quoteIdent(t.value))
+			}
 			i++
 		case tokIdent:
 			i, err = p.word(b, i, end, sc, atStart)
@@ -219,6 +226,10 @@ func (p *parser) word(b *textBuilder, i, end int, sc *scope, atStart bool) (int,
 	prev := token{}
 	if i > 0 {
 		prev = p.toks[i-1]
+	}
+	if v, ok := sc.lambdaVar(t.value); ok && !prev.isOp(".") && !next.isOp("(") {
+		b.write(t.lead + v) // a parameter of an enclosing lambda
+		return i + 1, nil
 	}
 	switch {
 	case atStart && kw == "WITH":

@@ -7,13 +7,14 @@ import "testing"
 func TestTranslation(t *testing.T) {
 	tests := []struct{ name, spark, duck string }{
 		// types in CAST
-		{"cast scalars", "SELECT CAST(a AS STRING), CAST(b AS LONG), CAST(c AS SHORT), CAST(d AS BYTE), CAST(e AS BINARY), CAST(f AS INTEGER), CAST(g AS REAL)",
-			"SELECT CAST(a AS VARCHAR), CAST(b AS BIGINT), CAST(c AS SMALLINT), CAST(d AS TINYINT), CAST(e AS BLOB), CAST(f AS INTEGER), CAST(g AS FLOAT)"},
+		// (integral targets: lambdas_test.go)
+		{"cast scalars", "SELECT CAST(a AS STRING), CAST(e AS BINARY), CAST(g AS REAL), CAST(h AS BOOLEAN)",
+			"SELECT CAST(a AS VARCHAR), CAST(e AS BLOB), CAST(g AS FLOAT), CAST(h AS BOOLEAN)"},
 		{"cast timestamps dates decimals", "SELECT cast(a as timestamp), CAST(b AS TIMESTAMP_NTZ), CAST(c AS DATE), CAST(d AS DECIMAL(10, 2)), CAST(e AS DECIMAL), try_cast(f AS varchar(3))",
 			"SELECT CAST(a AS TIMESTAMPTZ), CAST(b AS TIMESTAMP), CAST(c AS DATE), CAST(d AS DECIMAL(10,2)), CAST(e AS DECIMAL(10,0)), TRY_CAST(f AS VARCHAR)"},
 		{"cast nested", "SELECT CAST(x AS ARRAY<STRUCT<a: STRING, `b c` MAP<STRING, ARRAY<INT>>>>)",
 			`SELECT CAST(x AS STRUCT("a" VARCHAR, "b c" MAP(VARCHAR, INTEGER[]))[])`},
-		{"cast of a subquery", "SELECT CAST((SELECT max(x) FROM t) AS LONG)", "SELECT CAST((SELECT max(x) FROM {t}) AS BIGINT)"},
+		{"cast of a subquery", "SELECT CAST((SELECT max(x) FROM t) AS STRING)", "SELECT CAST((SELECT max(x) FROM {t}) AS VARCHAR)"},
 		// constructors
 		{"struct positional", "SELECT STRUCT('red', 100), struct(STRUCT(1, 2), 3)", "SELECT row('red', 100), row(row(1, 2), 3)"},
 		{"struct named", "SELECT STRUCT(a AS x, t.b, 1 + 1)", `SELECT struct_pack("x" := a, "b" := t.b, "col3" := 1 + 1)`},
