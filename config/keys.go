@@ -433,6 +433,12 @@ var (
 		"Maintain the bloom_filters metadata partition.")
 	MetadataIndexColumnStatsEnable = key("hoodie.metadata.index.column.stats.enable", Bool, Metadata, "false",
 		"Maintain the column_stats metadata partition.")
+	MetadataIndexColumnStatsColumnList = key("hoodie.metadata.index.column.stats.column.list", List, Metadata, "",
+		"Columns the column_stats partition indexes; empty: every top-level column of the writer schema, with the meta fields (0.11.0).")
+	MetadataIndexColumnStatsFileGroupCount = key("hoodie.metadata.index.column.stats.file.group.count", Int, Metadata, "2",
+		"File groups of the column_stats partition, fixed when it is built (0.11.0; default from Java's HoodieMetadataConfig).")
+	MetadataIndexBloomFilterFileGroupCount = key("hoodie.metadata.index.bloom.filter.file.group.count", Int, Metadata, "4",
+		"File groups of the bloom_filters partition, fixed when it is built (0.11.0; default from Java's HoodieMetadataConfig).")
 	RecordIndexEnable = key("hoodie.metadata.record.index.enable", Bool, Metadata, "false",
 		"Maintain the record_index metadata partition.")
 	MetadataCompactDeltaCommits = key("hoodie.metadata.compact.max.delta.commits", Int, Metadata, "10",
@@ -708,6 +714,7 @@ func registered() []Key {
 		ClusteringPartitionRegexPattern, ClusteringPartitionSelected,
 		// §9
 		MetadataEnable, MetadataIndexBloomFilterEnable, MetadataIndexColumnStatsEnable, RecordIndexEnable,
+		MetadataIndexColumnStatsColumnList, MetadataIndexColumnStatsFileGroupCount, MetadataIndexBloomFilterFileGroupCount,
 		MetadataCompactDeltaCommits, MetadataAutoInitialize, MetadataIndexAsync, MetadataMaxLogFileSize,
 		MetadataMaxDeltaCommitsWhenPending, RecordIndexMinFileGroupCount, RecordIndexMaxFileGroupCount,
 		RecordIndexGrowthFactor, RecordIndexMaxFileGroupSize, EnableDataSkipping,

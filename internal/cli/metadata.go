@@ -102,6 +102,13 @@ timeline and file groups, and how many files it lists.`,
 					case v.RecordIndexKeys > 0:
 						fmt.Fprintf(e.stdout, "record_index: compared %d keys of the snapshot\n", v.RecordIndexKeys)
 					}
+					if v.ColumnStats {
+						fmt.Fprintf(e.stdout, "column_stats: compared %d records of %d files (%d base files without records)\n",
+							v.ColumnStatsRecords, v.ColumnStatsFiles, v.ColumnStatsUnindexed)
+					}
+					if v.BloomFilters {
+						fmt.Fprintf(e.stdout, "bloom_filters: compared the filters of %d base files\n", v.BloomFilterFiles)
+					}
 					fmt.Fprintf(e.stdout, "compared %d partitions, %d file groups, %d file slices, %d files: %d differences\n",
 						v.Partitions, v.FileGroups, v.FileSlices, v.Files, len(v.Differences))
 				}

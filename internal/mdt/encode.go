@@ -81,6 +81,16 @@ func (e *Encoder) Encode(r *Record) ([]byte, error) {
 		m["recordIndexMetadata"] = map[string]any{"partitionName": ri.PartitionName, "fileIdHighBits": ri.FileIDHighBits,
 			"fileIdLowBits": ri.FileIDLowBits, "fileIndex": ri.FileIndex, "fileId": ri.FileID, "instantTime": ri.InstantTime,
 			"fileIdEncoding": ri.FileIDEncoding}
+	case TypeBloomFilter:
+		bf := r.BloomFilter
+		if bf == nil {
+			return nil, fmt.Errorf("metadata record %q: bloom_filters entry without BloomFilterMetadata", r.Key)
+		}
+		filter := bf.Filter
+		if filter == nil {
+			filter = []byte{}
+		}
+		m["BloomFilterMetadata"] = map[string]any{"type": bf.Type, "timestamp": bf.Timestamp, "bloomFilter": filter, "isDeleted": bf.IsDeleted}
 	case TypeColumnStats:
 		cs, err := columnStatsValue(r)
 		if err != nil {

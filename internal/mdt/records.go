@@ -71,6 +71,8 @@ type Record struct {
 	RecordIndex *RecordIndexInfo
 	// ColumnStats is ColumnStatsMetadata (type 3).
 	ColumnStats *ColumnStats
+	// BloomFilter is BloomFilterMetadata (type 4).
+	BloomFilter *BloomFilterInfo
 }
 
 // schemaCache parses each writer schema (a log block's SCHEMA header, a base file's
@@ -158,6 +160,21 @@ func decodeRecord(s *avro.Schema, key string, value []byte) (*Record, error) {
 			return nil, bad(fmt.Sprintf("fileIdEncoding %d", info.FileIDEncoding))
 		}
 		r.RecordIndex = info
+	case TypeBloomFilter:
+		bm, ok := m["BloomFilterMetadata"].(map[string]any)
+		if !ok {
+			return nil, bad("BloomFilterMetadata")
+		}
+		info := &BloomFilterInfo{}
+		var ok1, ok2, ok3, ok4 bool
+		info.Type, ok1 = bm["type"].(string)
+		info.Timestamp, ok2 = bm["timestamp"].(string)
+		info.Filter, ok3 = bm["bloomFilter"].([]byte)
+		info.IsDeleted, ok4 = bm["isDeleted"].(bool)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, bad("BloomFilterMetadata")
+		}
+		r.BloomFilter = info
 	case TypeColumnStats:
 		// Decoded again with tagged unions: the min/max wrappers IntWrapper and
 		// DateWrapper (LongWrapper and TimestampMicrosWrapper) have the same Go shape.

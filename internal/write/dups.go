@@ -27,7 +27,7 @@ func (w *writer) applyDupPolicy(ctx context.Context) error {
 	if w.o.Operation != Insert && w.o.Operation != BulkInsert {
 		return nil
 	}
-	locs, err := tagLocations(ctx, w.t, w.o.Mem, w.view, w.in.records, w.o.index, w.o.Parallelism, w.keys)
+	locs, err := tagLocations(ctx, w.t, w.o.Mem, w.view, w.in.records, w.o.index, w.o.BloomIndexUseMetadata, w.o.Parallelism, w.keys, w.o.Logger)
 	if err != nil {
 		return err
 	}

@@ -142,8 +142,12 @@ func (w *writer) lookupGlobal(ctx context.Context, recs []incoming) (map[string]
 		pos[sl] = i
 	}
 	hits := map[string][]storedAt{}
-	err := scanBaseFiles(ctx, w.t, w.o.Mem, files, func(*fsview.FileSlice) *wantedKeys { return want },
-		w.o.index.PrunesByBloom(), orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
+	blooms, err := newBloomCheck(ctx, w.t, w.o.index, w.o.BloomIndexUseMetadata, files, w.o.Logger)
+	if err != nil {
+		return nil, err
+	}
+	err = scanBaseFiles(ctx, w.t, w.o.Mem, files, func(*fsview.FileSlice) *wantedKeys { return want },
+		blooms, orderingCol, w.o.Parallelism, w.keys, func(sl *fsview.FileSlice, found []storedHit) {
 			for _, h := range found {
 				k := recs[h.recs[0]].key
 				hits[k] = append(hits[k], storedAt{slice: sl, ordering: h.ordering})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hudi-go/hudi/internal/format/bloom"
 	"github.com/hudi-go/hudi/internal/format/parquet"
 	"github.com/hudi-go/hudi/internal/fsview"
+	"github.com/hudi-go/hudi/internal/mdt"
 	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/internal/write/index"
@@ -50,9 +52,13 @@ func candidateFiles(view *fsview.View, records []incoming, global bool) []*fsvie
 // key fields' columns, keys rebuilt by sk's key generator); the BLOOM indexes first prune
 // files by the footer's min/max keys and bloom filter. Files are read on all cores.
 func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, view *fsview.View, records []incoming,
-	idx index.Index, parallelism int, sk storedKeys) (map[int]location, error) {
+	idx index.Index, useMetadata bool, parallelism int, sk storedKeys, logger *slog.Logger) (map[int]location, error) {
 	global := idx.Global()
 	files := candidateFiles(view, records, global)
+	blooms, err := newBloomCheck(ctx, t, idx, useMetadata, files, logger)
+	if err != nil {
+		return nil, err
+	}
 	// Keys wanted per partition ("" bucket for global lookups). Each partition's map is
 	// sized from a first count: growing a 50k-key map is rehashed a dozen times.
 	bucket := func(r incoming) string {
@@ -79,7 +85,7 @@ func tagLocations(ctx context.Context, t *table.Table, mem memory.Allocator, vie
 		return want[sl.Partition]
 	}
 	out := map[int]location{}
-	err := scanBaseFiles(ctx, t, mem, files, wanted, idx.PrunesByBloom(), "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
+	err = scanBaseFiles(ctx, t, mem, files, wanted, blooms, "", parallelism, sk, func(sl *fsview.FileSlice, hits []storedHit) {
 		for _, h := range hits {
 			for _, i := range h.recs {
 				out[i] = location{slice: sl}
@@ -106,7 +112,7 @@ type storedHit struct {
 // read along with the keys. Footer keys come from t's cache when a previous lookup
 // through t (or the handle it was reopened from) read them.
 func scanBaseFiles(ctx context.Context, t *table.Table, mem memory.Allocator, files []*fsview.FileSlice,
-	wanted func(*fsview.FileSlice) *wantedKeys, useBloom bool, orderingCol string, parallelism int, sk storedKeys,
+	wanted func(*fsview.FileSlice) *wantedKeys, useBloom bloomCheck, orderingCol string, parallelism int, sk storedKeys,
 	found func(*fsview.FileSlice, []storedHit)) error {
 	var mu sync.Mutex
 	var firstErr error
@@ -143,7 +149,7 @@ func scanBaseFiles(ctx context.Context, t *table.Table, mem memory.Allocator, fi
 // matchFile returns the wanted keys the base file holds, with their stored ordering values
 // when orderingCol is set.
 func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fsview.FileSlice, wanted *wantedKeys,
-	useBloom bool, orderingCol string, sk storedKeys) ([]storedHit, error) {
+	useBloom bloomCheck, orderingCol string, sk storedKeys) ([]storedHit, error) {
 	// The file is opened only when needed: a file whose footer keys are cached and whose
 	// key range holds none of the wanted keys (all but one or two of a table's files for
 	// a batch of recent keys) costs no I/O at all.
@@ -170,7 +176,7 @@ func matchFile(ctx context.Context, t *table.Table, mem memory.Allocator, sl *fs
 				t.SetFooterKeys(sl.Base.Path, sl.Base.Size, fk)
 			}
 		}
-		candidates := fileCandidates(lf, fk, wanted, useBloom)
+		candidates := fileCandidates(lf, fk, wanted, useBloom.on, useBloom.meta.filter(sl))
 		if len(candidates) == 0 {
 			return nil, nil
 		}
@@ -314,26 +320,33 @@ func detachedOrdering(arr arrow.Array, i int) merge.Ordering {
 
 // fileCandidates returns the wanted keys the base file may hold: those within the
 // footer's min/max record keys, or none when, with useBloom, the file's bloom filter
-// contains none of them. A file without a key range or filter prunes nothing by it.
+// contains none of them — the metadata table's filter of the file when meta is set, else
+// the footer's. A file without a key range or filter prunes nothing by it.
 // Keys the filter rules out are not removed one by one: the file's stored keys are
 // matched against the candidates anyway, and one probe that passes decides that the file
 // must be read (a scattered batch puts hundreds of keys in every file's range).
-func fileCandidates(r io.ReaderAt, fk parquet.FooterKeys, wanted *wantedKeys, useBloom bool) []string {
+func fileCandidates(r io.ReaderAt, fk parquet.FooterKeys, wanted *wantedKeys, useBloom bool, meta *mdt.BloomFilterInfo) []string {
 	candidates := wanted.all()
 	// Range pruning first: reading and probing a footer's bloom filter is the expensive
 	// step, and time-ordered keys rule most files out by range alone.
 	if fk.HasRange {
 		candidates = wanted.inRange(fk.MinKey, fk.MaxKey)
 	}
-	if len(candidates) == 0 || !useBloom || !fk.HasBloom {
+	if len(candidates) == 0 || !useBloom || !fk.HasBloom && meta == nil {
 		return candidates
 	}
-	text, err := fk.BloomFilterText(r)
-	if err != nil {
-		return candidates
+	var text, typ string
+	if meta != nil {
+		text, typ = string(meta.Filter), meta.Type
+	} else {
+		var err error
+		if text, err = fk.BloomFilterText(r); err != nil {
+			return candidates
+		}
+		typ = fk.BloomType
 	}
 	// A few probes decide (see above): only the bytes they read are decoded.
-	filter, err := bloom.NewProbe(text, fk.BloomType)
+	filter, err := bloom.NewProbe(text, typ)
 	if err != nil {
 		return candidates // an unreadable filter prunes nothing
 	}

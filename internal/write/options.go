@@ -171,6 +171,9 @@ type Options struct {
 	// RecordIndexEnable is hoodie.metadata.record.index.enable: the metadata writer
 	// (Metadata) builds the record_index partition the RECORD_INDEX index reads.
 	RecordIndexEnable bool
+	// BloomIndexUseMetadata is hoodie.bloom.index.use.metadata (false): the BLOOM indexes
+	// take base files' bloom filters from the metadata table's bloom_filters partition.
+	BloomIndexUseMetadata bool
 	// UpdatePartitionPath is hoodie.bloom.index.update.partition.path (GLOBAL_BLOOM) or
 	// hoodie.simple.index.update.partition.path (GLOBAL_SIMPLE): nil means Java 0.14's
 	// default, true — a key arriving with a new partition moves there.
@@ -308,6 +311,7 @@ func OptionsFromConfig(cfg *config.Config, op Operation) Options {
 		Operation:                op,
 		IndexType:                index.Type(cfg.String(config.IndexType)),
 		RecordIndexEnable:        cfg.Bool(config.RecordIndexEnable),
+		BloomIndexUseMetadata:    cfg.Bool(config.BloomIndexUseMetadata),
 		PayloadClass:             cfg.String(config.PayloadClass),
 		SmallFileLimit:           cfg.Long(config.ParquetSmallFileLimit),
 		SmallFileGroupCandidates: func() *int { n := cfg.Int(config.MergeSmallFileGroupCandidatesLimit); return &n }(),

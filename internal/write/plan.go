@@ -187,7 +187,7 @@ func (w *writer) plan(ctx context.Context) (*plan, error) {
 		var locs map[int]location
 		if w.o.Operation != Insert {
 			var err error
-			locs, err = tagLocations(ctx, w.t, w.o.Mem, w.view, recs, w.o.index, w.o.Parallelism, w.keys)
+			locs, err = tagLocations(ctx, w.t, w.o.Mem, w.view, recs, w.o.index, w.o.BloomIndexUseMetadata, w.o.Parallelism, w.keys, w.o.Logger)
 			if err != nil {
 				return nil, err
 			}

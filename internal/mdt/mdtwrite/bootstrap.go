@@ -50,10 +50,8 @@ func (w *Writer) Prepare(ctx context.Context, t *table.Table) (*table.Table, err
 		tl, err := timeline.Load(ctx, w.mst, t.Version, "")
 		switch {
 		case err == nil && len(tl.Completed()) > 0:
-			if w.o.RecordIndex && !hasPartition(cfg, mdt.PartitionRecordIndex) {
-				if t, err = w.addRecordIndex(ctx, t); err != nil {
-					return nil, err
-				}
+			if t, err = w.addMissingIndexes(ctx, t); err != nil {
+				return nil, err
 			}
 			if w.o.Services {
 				if err := w.tableServices(ctx, t); err != nil {
@@ -128,10 +126,7 @@ func (w *Writer) bootstrap(ctx context.Context, t *table.Table) (*table.Table, e
 	if t, err = t.Reopen(ctx); err != nil {
 		return nil, err
 	}
-	if w.o.RecordIndex {
-		return w.addRecordIndex(ctx, t)
-	}
-	return t, nil
+	return w.addMissingIndexes(ctx, t)
 }
 
 // setPartitionAvailable lists partition in hoodie.table.metadata.partitions (sorted, as

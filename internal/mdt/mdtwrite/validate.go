@@ -28,8 +28,21 @@ type Validation struct {
 	RecordIndexKeys int  `json:"record_index_keys,omitempty"`
 	// RecordIndexSkipped says why the record index was not compared (a snapshot hudi-go
 	// cannot read).
-	RecordIndexSkipped string   `json:"record_index_skipped,omitempty"`
-	Differences        []string `json:"differences,omitempty"`
+	RecordIndexSkipped string `json:"record_index_skipped,omitempty"`
+	// ColumnStats: hoodie.properties lists column_stats; ColumnStatsFiles and
+	// ColumnStatsRecords count the files and records compared with it; ColumnStatsGoneLogs
+	// the log files gone from storage that still have live records (Java 0.14's clean
+	// leaves them); ColumnStatsUnindexed the base files without any record.
+	ColumnStats          bool `json:"column_stats,omitempty"`
+	ColumnStatsUnindexed int  `json:"column_stats_unindexed,omitempty"`
+	ColumnStatsFiles     int  `json:"column_stats_files,omitempty"`
+	ColumnStatsRecords   int  `json:"column_stats_records,omitempty"`
+	ColumnStatsGoneLogs  int  `json:"column_stats_gone_logs,omitempty"`
+	// BloomFilters: hoodie.properties lists bloom_filters; BloomFilterFiles counts the base
+	// files compared with it.
+	BloomFilters     bool     `json:"bloom_filters,omitempty"`
+	BloomFilterFiles int      `json:"bloom_filter_files,omitempty"`
+	Differences      []string `json:"differences,omitempty"`
 }
 
 // OK reports whether the metadata table matched the listing.
@@ -130,6 +143,16 @@ func Validate(ctx context.Context, st storage.Storage) (*Validation, error) {
 	if hasPartition(t.Config, mdt.PartitionRecordIndex) {
 		if err := validateRecordIndex(ctx, t, m, v, diff); err != nil {
 			return nil, err
+		}
+	}
+	if hasPartition(t.Config, mdt.PartitionColumnStats) {
+		if err := validateColumnStats(ctx, t, m, dir, dv, v, diff); err != nil {
+			return nil, fmt.Errorf("column_stats: %w", err)
+		}
+	}
+	if hasPartition(t.Config, mdt.PartitionBloomFilters) {
+		if err := validateBloomFilters(ctx, t, m, dir, dv, v, diff); err != nil {
+			return nil, fmt.Errorf("bloom_filters: %w", err)
 		}
 	}
 	sort.Strings(v.Differences)

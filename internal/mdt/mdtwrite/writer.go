@@ -61,6 +61,20 @@ type Options struct {
 	// as Java's enablePartitions does). RecordIndexFileGroups sizes it when it is built.
 	RecordIndex           bool
 	RecordIndexFileGroups FileGroupSizing
+	// ColumnStats is hoodie.metadata.index.column.stats.enable: build the column_stats
+	// partition (kept current whenever hoodie.properties lists it), with
+	// ColumnStatsFileGroups file groups (…column.stats.file.group.count, 2), indexing
+	// ColumnStatsColumns (…column.stats.column.list; empty: every column).
+	ColumnStats           bool
+	ColumnStatsColumns    []string
+	ColumnStatsFileGroups int
+	// BloomFilters is hoodie.metadata.index.bloom.filter.enable: build the bloom_filters
+	// partition with BloomFilterFileGroups file groups (…bloom.filter.file.group.count,
+	// 4). BloomFilterType is hoodie.bloom.index.filter.type (DYNAMIC_V0), recorded for
+	// files whose footer names no type.
+	BloomFilters          bool
+	BloomFilterFileGroups int
+	BloomFilterType       string
 	// Services runs the metadata table's own services (compaction, clean, archival) in
 	// Prepare. Java runs them when a write opens the table (initializeMetadataTable from
 	// the write client's initTable), not from table services: the facade sets it for
@@ -97,6 +111,15 @@ func (o Options) withDefaults() Options {
 	if o.MaxCommitsToKeep <= 0 {
 		o.MaxCommitsToKeep = 30
 	}
+	if o.ColumnStatsFileGroups <= 0 {
+		o.ColumnStatsFileGroups = 2
+	}
+	if o.BloomFilterFileGroups <= 0 {
+		o.BloomFilterFileGroups = 4
+	}
+	if o.BloomFilterType == "" {
+		o.BloomFilterType = "DYNAMIC_V0"
+	}
 	if o.RecordIndexFileGroups == (FileGroupSizing{}) {
 		o.RecordIndexFileGroups = DefaultFileGroupSizing
 	}
@@ -111,7 +134,7 @@ func Enabled(cfg *config.Config) bool { return cfg.Bool(config.MetadataEnable) }
 // ones hudi-go does not implement (a setting is honoured or refused, never ignored).
 func OptionsFromConfig(cfg *config.Config) (Options, error) {
 	var o Options
-	for _, k := range []config.Key{config.MetadataIndexBloomFilterEnable, config.MetadataIndexColumnStatsEnable, config.MetadataIndexAsync} {
+	for _, k := range []config.Key{config.MetadataIndexAsync} {
 		if cfg.Bool(k) {
 			return o, fmt.Errorf("%s=true: the metadata table's %s is %w", k.Name, strings.TrimPrefix(k.Name, "hoodie.metadata."), ErrUnsupported)
 		}
@@ -131,6 +154,17 @@ func OptionsFromConfig(cfg *config.Config) (Options, error) {
 		GrowthFactor: cfg.Double(config.RecordIndexGrowthFactor), MaxSizeBytes: cfg.Int(config.RecordIndexMaxFileGroupSize)}
 	if err := o.RecordIndexFileGroups.check(); err != nil {
 		return o, err
+	}
+	o.ColumnStats = cfg.Bool(config.MetadataIndexColumnStatsEnable)
+	o.ColumnStatsColumns = cfg.List(config.MetadataIndexColumnStatsColumnList)
+	o.ColumnStatsFileGroups = cfg.Int(config.MetadataIndexColumnStatsFileGroupCount)
+	o.BloomFilters = cfg.Bool(config.MetadataIndexBloomFilterEnable)
+	o.BloomFilterFileGroups = cfg.Int(config.MetadataIndexBloomFilterFileGroupCount)
+	o.BloomFilterType = cfg.String(config.BloomFilterType)
+	for _, k := range []config.Key{config.MetadataIndexColumnStatsFileGroupCount, config.MetadataIndexBloomFilterFileGroupCount} {
+		if n := cfg.Int(k); n < 1 {
+			return o, fmt.Errorf("%s=%d: want at least 1", k.Name, n)
+		}
 	}
 	o.CleanerCommitsRetained = cfg.Int(config.CleanerCommitsRetained)
 	o.MinCommitsToKeep = cfg.Int(config.KeepMinCommits)
@@ -231,8 +265,29 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 				recs[mdt.PartitionRecordIndex] = ri
 			}
 		}
+		if hasPartition(cfg, mdt.PartitionColumnStats) {
+			cs, err := w.commitColumnStats(ctx, cfg, u.Commit)
+			if err != nil {
+				return fmt.Errorf("metadata table: column stats of %s: %w", u.Instant, err)
+			}
+			if len(cs) > 0 {
+				recs[mdt.PartitionColumnStats] = cs
+			}
+		}
+		if hasPartition(cfg, mdt.PartitionBloomFilters) {
+			bf, err := w.commitBloomFilters(ctx, u.Instant, u.Commit)
+			if err != nil {
+				return fmt.Errorf("metadata table: bloom filters of %s: %w", u.Instant, err)
+			}
+			if len(bf) > 0 {
+				recs[mdt.PartitionBloomFilters] = bf
+			}
+		}
 	case u.Clean != nil:
 		recs[mdt.PartitionFiles] = mdt.CleanRecords(u.Clean)
+		if err := w.cleanIndexRecords(ctx, cfg, u.Instant, u.Clean, recs); err != nil {
+			return fmt.Errorf("metadata table: clean %s: %w", u.Instant, err)
+		}
 	case u.Rollback != nil:
 		recs[mdt.PartitionFiles] = mdt.RollbackRecords(u.Rollback)
 	case u.Restore:

@@ -137,8 +137,7 @@ func TestWriteDiedAfterMetadataDeltaCommit(t *testing.T) {
 // Settings the metadata writer does not implement are refused before anything is written.
 func TestUnsupportedMetadataSettingsRefused(t *testing.T) {
 	tb, dir := tripsTable(t, "cow", 1, nil)
-	for _, k := range []string{"hoodie.metadata.index.column.stats.enable",
-		"hoodie.metadata.index.bloom.filter.enable", "hoodie.metadata.index.async"} {
+	for _, k := range []string{"hoodie.metadata.index.async"} {
 		t.Run(k, func(t *testing.T) {
 			before := mdtTimeline(t, dir).Instants
 			var err error
