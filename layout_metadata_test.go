@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/format/props"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
@@ -212,8 +215,15 @@ func TestVersionNineTablesKeepMetadataTable(t *testing.T) {
 					// Partitions initialized as Hudi 1.x initializes them: files, then
 					// record_index, at 00000000000000000 and …001.
 					for _, init := range []string{"00000000000000000", "00000000000000001"} {
-						if len(instantFilesV2(t, filepath.Join(dir, ".hoodie", "metadata"), init)) != 3 {
-							t.Errorf("no metadata instant %s", init)
+						files := instantFilesV2(t, filepath.Join(dir, ".hoodie", "metadata"), init)
+						if len(files) != 3 {
+							t.Fatalf("no metadata instant %s", init)
+						}
+						// Spark's: BULK_INSERT on version 8 (Hudi 1.0), BULK_INSERT_PREPPED
+						// on 9 (Hudi 1.1), the record schema in extraMetadata.
+						m := decodeCommitFile(t, files["completed"])
+						if want := map[int]string{8: "BULK_INSERT", 9: "BULK_INSERT_PREPPED"}[tc.version]; m.OperationType != want || m.ExtraMetadata["schema"] == "" {
+							t.Errorf("metadata instant %s: operation %s, schema %d bytes; want %s with the schema", init, m.OperationType, len(m.ExtraMetadata["schema"]), want)
 						}
 					}
 				}
@@ -320,4 +330,104 @@ func readProps(t *testing.T, p string) *props.Properties {
 		t.Fatal(err)
 	}
 	return pp
+}
+
+// TestMetadataInstantsLikeSpark compares, field by field, the metadata table's instants an
+// upsert by hudi-go writes on a copy of a Spark v8 and a v9 table with the ones Spark wrote
+// for its own upserts there: the completed deltacommit (operation, extraMetadata keys and
+// the schema's record name, and per write stat which fields are set, the log file named by
+// the deltacommit, prevCommit the deltacommit, no base file, log version 1) and the inflight
+// profile (an Avro container, UPSERT_PREPPED).
+func TestMetadataInstantsLikeSpark(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ id, key string }{{"cow/v9_txns_simple_meta", "txn_id"}, {"trips-mor-avro/v8_trips_8i3u1d", "uuid"}} {
+		t.Run(tc.id, func(t *testing.T) {
+			dir := testutil.Table(t, tc.id)
+			tlDir := filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "timeline")
+			// Spark's latest upsert deltacommit of the metadata table.
+			var spark string
+			entries, _ := os.ReadDir(tlDir)
+			for _, e := range entries {
+				if f, ok := spec.ParseInstantFileName(e.Name()); ok && f.State == spec.StateCompleted && f.Action == spec.ActionDeltaCommit &&
+					!strings.HasPrefix(string(f.Instant), "00000000000000") {
+					if m := decodeCommitFile(t, filepath.Join(tlDir, e.Name())); m.OperationType == "UPSERT_PREPPED" && len(m.PartitionToWriteStats["files"]) > 0 {
+						spark = string(f.Instant)
+					}
+				}
+			}
+			tb, err := hudi.Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var one []row
+			for _, r := range readRows(t, tb, tc.key) {
+				one = append(one, r)
+				break
+			}
+			res, err := tb.Write(ctx, batchesOf(t, tb, one), hudi.WriteOptions{Operation: "upsert"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mdt := filepath.Join(dir, ".hoodie", "metadata")
+			theirs, ours := instantFilesV2(t, mdt, spark), instantFilesV2(t, mdt, res.Instant)
+			a, b := decodeCommitFile(t, theirs["completed"]), decodeCommitFile(t, ours["completed"])
+			if a.OperationType != b.OperationType {
+				t.Errorf("operation %s, Spark's %s", b.OperationType, a.OperationType)
+			}
+			if strings.Join(slices.Sorted(maps.Keys(a.ExtraMetadata)), ",") != strings.Join(slices.Sorted(maps.Keys(b.ExtraMetadata)), ",") {
+				t.Errorf("extraMetadata keys %v, Spark's %v", slices.Sorted(maps.Keys(b.ExtraMetadata)), slices.Sorted(maps.Keys(a.ExtraMetadata)))
+			}
+			if !strings.Contains(b.ExtraMetadata["schema"], `"name":"HoodieMetadataRecord"`) {
+				t.Errorf("extraMetadata schema %.80q", b.ExtraMetadata["schema"])
+			}
+			check := func(who, instant string, m *commitmeta.CommitMetadata) string {
+				ws := m.PartitionToWriteStats["files"]
+				if len(ws) != 1 {
+					t.Fatalf("%s: %d files write stats", who, len(ws))
+				}
+				s := ws[0]
+				name := filepath.Base(s.Path)
+				l, ok := spec.ParseLogFileName(name)
+				if !ok || string(l.Instant) != instant || l.Version != 1 || s.PrevCommit != instant || s.BaseFile != "" ||
+					len(s.LogFiles) != 1 || s.LogFiles[0] != name || s.LogVersion != 1 || s.FileID != "files-0000-0" || s.PartitionPath != "files" {
+					t.Errorf("%s: files write stat %+v: want its own log file, version 1, named by %s", who, s, instant)
+				}
+				return setFields(s)
+			}
+			if x, y := check("Spark", spark, a), check("hudi-go", res.Instant, b); x != y {
+				t.Errorf("write stat fields set:\n ours  %s\n Spark %s", y, x)
+			}
+			for _, f := range []string{theirs["inflight"], ours["inflight"]} {
+				if m := decodeCommitFile(t, f); m.OperationType != "UPSERT_PREPPED" {
+					t.Errorf("%s: inflight profile of %s", f, m.OperationType)
+				}
+			}
+		})
+	}
+}
+
+// setFields names the fields of a write stat that are set (non-zero), runtime stats aside.
+func setFields(s commitmeta.WriteStat) string {
+	s.RuntimeStats = nil
+	v := reflect.ValueOf(s)
+	var out []string
+	for i := 0; i < v.NumField(); i++ {
+		if !v.Field(i).IsZero() {
+			out = append(out, v.Type().Field(i).Name)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func decodeCommitFile(t *testing.T, p string) *commitmeta.CommitMetadata {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := commitmeta.Decode(b)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return m
 }

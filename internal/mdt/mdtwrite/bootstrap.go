@@ -347,7 +347,7 @@ func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, inst
 		i := mdt.FileGroupIndex(r.Key, count)
 		byGroup[i] = append(byGroup[i], r)
 	}
-	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}, OperationType: "BULK_INSERT"}
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: w.extraMetadata(tl), OperationType: bulkOperation(version)}
 	for i, group := range byGroup {
 		if len(group) == 0 && !(partition == mdt.PartitionFiles && i == 0) {
 			continue

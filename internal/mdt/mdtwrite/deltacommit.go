@@ -98,7 +98,7 @@ func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, ins
 	}
 	defer txn.Close()
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: "UPSERT_PREPPED"}
+		ExtraMetadata: w.extraMetadata(tl), OperationType: "UPSERT_PREPPED"}
 	for i, g := range groups {
 		st, err := w.appendLog(ctx, txn, g.sl, sliceBase(g.sl, pending), g.recs, i, tl.Layout.LogFilesPerWrite())
 		if err != nil {

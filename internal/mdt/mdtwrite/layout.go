@@ -146,3 +146,25 @@ func list(p *props.Properties, key string) []string {
 	}
 	return out
 }
+
+// extraMetadata is the extraMetadata of the metadata table's commits: empty on layout 1 (as
+// the metadata table's commits of Hudi 0.14 have, UNVERIFIED), and on layout 2 the writer
+// schema of its records under "schema", as every deltacommit and compaction commit of the
+// Spark fixtures' metadata tables has it (Hudi 1.x's commit of the metadata write client
+// records the table schema); ours is the schema hudi-go writes the records with.
+func (w *Writer) extraMetadata(tl *timeline.Timeline) map[string]string {
+	if !tl.Layout.CompletionTimes() {
+		return map[string]string{}
+	}
+	return map[string]string{"schema": w.enc.JSON}
+}
+
+// bulkOperation is the operation type of a partition's initial bulk commit: BULK_INSERT
+// up to table version 8 (the v8 fixture trips-mor-avro/v8_trips_8i3u1d, Hudi 1.0),
+// BULK_INSERT_PREPPED on version 9 (every v9 fixture, Hudi 1.1).
+func bulkOperation(v spec.TableVersion) string {
+	if v >= spec.TableVersion9 {
+		return "BULK_INSERT_PREPPED"
+	}
+	return "BULK_INSERT"
+}

@@ -289,7 +289,7 @@ func (w *Writer) compact(ctx context.Context, version spec.TableVersion, inst sp
 	}
 	defer txn.Close()
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
-		ExtraMetadata: map[string]string{}, OperationType: "COMPACT"}
+		ExtraMetadata: w.extraMetadata(tl), OperationType: "COMPACT"}
 	for i, op := range plan.Operations {
 		start := time.Now()
 		sl := fsview.FileSlice{Partition: op.PartitionPath, FileID: spec.FileID(op.FileID), BaseInstant: spec.InstantTime(op.BaseInstantTime)}
