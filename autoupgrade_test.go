@@ -96,10 +96,10 @@ func TestWriteAutoUpgrade(t *testing.T) {
 }
 
 // TestWriteAutoUpgradeValidatesFirst: a write naming version 9 on a version 6 table whose
-// other settings would be refused on version 9 (an explicit hoodie.metadata.enable=true,
-// which hudi-go keeps on version 6 only; a merge mode contradicting the one the upgrade
-// gives the table) is refused before the upgrade: the table stays version 6 with its
-// metadata table. An explicit upgrade of a table with change-data capture on is refused
+// other settings would be refused on version 9 (a merge mode contradicting the one the
+// upgrade gives the table) is refused before the upgrade: the table stays version 6 with
+// its metadata table. (hoodie.metadata.enable=true was refused too until hudi-go kept the
+// metadata table on versions 8/9: TestUpgradeWriteKeepsMetadataTable.) An explicit upgrade of a table with change-data capture on is refused
 // (hudi-go writes CDC on version 6 only).
 func TestWriteAutoUpgradeValidatesFirst(t *testing.T) {
 	ctx := context.Background()
@@ -113,7 +113,6 @@ func TestWriteAutoUpgradeValidatesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, settings := range []map[string]string{
-		{"hoodie.write.table.version": "9", "hoodie.metadata.enable": "true"},
 		{"hoodie.write.table.version": "9", "hoodie.record.merge.mode": "COMMIT_TIME_ORDERING"},
 	} {
 		tb, _ = hudi.Open(ctx, dir)

@@ -19,7 +19,6 @@ import (
 	"github.com/hudi-go/hudi/internal/format/jsonl"
 	"github.com/hudi-go/hudi/internal/format/props"
 	"github.com/hudi-go/hudi/internal/schema"
-	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
 )
 
@@ -247,26 +246,18 @@ func TestWritesOnSparkTables(t *testing.T) {
 			tb, _ = hudi.Open(ctx, dir)
 			sameRows(t, "after insert_overwrite", readRows(t, tb, tc.key), model)
 
-			// On version 6 the writes built the table's metadata table (Hudi 0.14's default)
-			// and kept it current; on versions 8/9, whose metadata table hudi-go does not
-			// write yet, they ran as with it disabled: it is gone and unlisted.
+			// The writes built the table's metadata table (Hudi's default) where it had
+			// none, and kept Spark's current (versions 8/9: files and record_index kept,
+			// the partitions hudi-go does not maintain dropped, TestLayoutTwoKeepsSparkMetadataTable).
 			// hoodie.properties changed only in that.
 			propsAfter, _ := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
 			if got, want := propsWithout(t, propsAfter), propsWithout(t, propsBefore); got != want {
 				t.Errorf("hoodie.properties changed:\n%s\n---\n%s", want, got)
 			}
-			if tb.Version() < spec.TableVersion8 {
-				validateMDT(t, dir, "after the writes")
-				if !strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files\n") {
-					t.Errorf("hoodie.properties does not name the files partition:\n%s", propsAfter)
-				}
-			} else {
-				if strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files") {
-					t.Errorf("version %d: hoodie.properties lists a metadata table hudi-go does not keep:\n%s", tb.Version(), propsAfter)
-				}
-				if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata")); !os.IsNotExist(err) {
-					t.Errorf("version %d: .hoodie/metadata left behind (%v)", tb.Version(), err)
-				}
+			validateMDT(t, dir, "after the writes")
+			if !strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files\n") &&
+				!strings.Contains(string(propsAfter), "hoodie.table.metadata.partitions=files,record_index\n") {
+				t.Errorf("hoodie.properties does not name the files partition:\n%s", propsAfter)
 			}
 		})
 	}

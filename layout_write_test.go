@@ -17,48 +17,8 @@ import (
 	"github.com/hudi-go/hudi/internal/format/props"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/table"
-	"github.com/hudi-go/hudi/internal/testutil"
 	"github.com/hudi-go/hudi/internal/write"
 )
-
-// Until hudi-go writes timeline layout 2 (table versions 8 and 9) for an operation (it
-// writes copy-on-write and merge-on-read tables and compacts them, TestWritesOnSparkTables;
-// it cleans, rolls back, savepoints, restores, clusters and archives them,
-// TestServicesOnSparkTablesLayoutTwo; the metadata table is what remains), the
-// operation is refused on Spark's v8/v9 tables by the table's one layout check
-// (table.CheckLayoutWrites), with an error naming the layout, before anything changes:
-// not even the metadata table is dropped.
-func TestLayoutTwoRefusesWhatItDoesNotWrite(t *testing.T) {
-	ctx := context.Background()
-	ops := []struct {
-		name    string
-		fixture string
-		run     func(ctx context.Context, tb *hudi.Table, instant string) error
-	}{
-		{"metadata table", "cow/v9_txns_simple_meta", func(ctx context.Context, tb *hudi.Table, _ string) error {
-			_, err := tb.Clean(ctx, hudi.CleanOptions{Settings: map[string]string{"hoodie.metadata.enable": "true"}})
-			return err
-		}},
-	}
-	for _, op := range ops {
-		t.Run(op.name, func(t *testing.T) {
-			dir := testutil.Table(t, op.fixture)
-			tb, err := hudi.Open(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			instant := latestDataInstant(t, tb)
-			before := listTree(t, dir)
-			err = op.run(ctx, tb, instant)
-			if !errors.Is(err, write.ErrUnsupported) || !strings.Contains(err.Error(), "(timeline layout 2)") {
-				t.Fatalf("error %v: want an unsupported-table error naming timeline layout 2", err)
-			}
-			if after := listTree(t, dir); after != before {
-				t.Errorf("the refused %s changed the table:\n%s\nvs\n%s", op.name, before, after)
-			}
-		})
-	}
-}
 
 // hoodie.write.table.version is honoured by create; a write naming a higher version than
 // the table's upgrades it (TestWriteAutoUpgrade) unless hoodie.write.auto.upgrade=false,

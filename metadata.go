@@ -35,10 +35,6 @@ func (t *Table) metadataWriter(cfg *config.Config, c commit.Concurrency, now fun
 		if cfg.IsSet(config.MetadataEnable) {
 			return nil, fmt.Errorf("%s=true: %w", config.MetadataEnable.Name, cur.CheckLayoutWrites(timeline.OpMetadata))
 		}
-		// hoodie.metadata.enable defaults to true, but hudi-go keeps only Hudi 0.14's
-		// metadata table: on a table version 8/9 the operation runs as with it disabled
-		// (table.PrepareChangeFor deletes the metadata table and says so), as before this
-		// writer existed. Asked for explicitly, it is refused above.
 		return nil, nil
 	}
 	mo, err := mdtwrite.OptionsFromConfig(cfg)

@@ -20,7 +20,7 @@ func newMetadataCmd(e *env) *cobra.Command {
 	var sets []string
 	cmd := &cobra.Command{
 		Use:   "metadata TABLE init|validate|delete|describe",
-		Short: "Build, check, delete or describe a table's metadata table (table version 6)",
+		Short: "Build, check, delete or describe a table's metadata table",
 		Long: `The metadata table (.hoodie/metadata) lists a table's partitions and files so that
 readers need not list storage. Writes and table services keep it current while
 hoodie.metadata.enable is true (the default); an operation run with it false deletes it,

@@ -96,7 +96,9 @@ func (ct *Timeline) BeginAt(ctx context.Context, tl *timeline.Timeline, inst spe
 	var body []byte
 	if inflight != nil {
 		var err error
-		if body, err = commitmeta.EncodeJSON(inflight); err != nil {
+		// JSON on layout 1, an Avro container on layout 2 (the inflight files of the
+		// metadata tables of the v9 fixtures, e.g. cow/v9_txns_simple_meta).
+		if body, err = tl.Layout.EncodeCommitMetadata(inflight); err != nil {
 			return nil, err
 		}
 	}

@@ -177,13 +177,14 @@ func (ct *Timeline) put(ctx context.Context, tl *timeline.Timeline, inst spec.In
 	if s == spec.StateCompleted {
 		f.Completion = ct.completionTime(inst)
 		if tl.Layout.CompletionTimes() {
-			existing, err := ct.completedFile(ctx, tl, inst, action)
+			existing, latest, err := ct.completedFile(ctx, tl, inst, action)
 			if err != nil {
 				return err
 			}
 			if existing != "" {
 				return fmt.Errorf("%s: %w", storage.Join(tl.Dir, existing), storage.ErrExist)
 			}
+			f.Completion = ct.after(f.Completion, latest)
 		}
 	}
 	name := tl.Layout.FileName(f)
@@ -192,22 +193,49 @@ func (ct *Timeline) put(ctx context.Context, tl *timeline.Timeline, inst spec.In
 
 // completedFile names the completed timeline file of inst and action in tl's folder, ""
 // if there is none. It lists the folder now: tl is a snapshot and may predate the file.
-func (ct *Timeline) completedFile(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action) (string, error) {
+// It also returns the latest instant time the folder holds (17-digit instants only).
+func (ct *Timeline) completedFile(ctx context.Context, tl *timeline.Timeline, inst spec.InstantTime, action spec.Action) (string, spec.InstantTime, error) {
 	entries, err := storage.ListNames(ctx, ct.st, tl.Dir)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotExist) {
-			return "", nil
+			return "", "", nil
 		}
-		return "", fmt.Errorf("list timeline %s: %w", tl.Dir, err)
+		return "", "", fmt.Errorf("list timeline %s: %w", tl.Dir, err)
 	}
 	want := action.CompletedAction()
+	var latest spec.InstantTime
 	for _, e := range entries {
 		f, ok := spec.ParseInstantFileName(e.Name)
-		if ok && f.State == spec.StateCompleted && f.Instant == inst && f.Action == want {
-			return e.Name, nil
+		if !ok {
+			continue
+		}
+		if f.State == spec.StateCompleted && f.Instant == inst && f.Action == want {
+			return e.Name, "", nil
+		}
+		if len(f.Instant) <= 17 && f.Instant != inst && latest.Compare(f.Instant) < 0 {
+			latest = f.Instant
 		}
 	}
-	return "", nil
+	return "", latest, nil
+}
+
+// after returns c, or the instant one millisecond after latest when c is not after it. On
+// layout 2 a completed instant's completion time is later than every instant requested
+// before it: a log file is placed in the file slice of the latest base instant before its
+// deltacommit's completion time, so a deltacommit completing after a compaction was
+// requested must not get a completion time before the compaction's instant, whatever the
+// clocks of the processes involved (Java takes both from one time generator that waits
+// out clock skew under the table lock; hudi-go's writers may run with clocks set apart, and
+// the metadata table's compaction takes a new instant time of its own).
+func (ct *Timeline) after(c, latest spec.InstantTime) spec.InstantTime {
+	if latest == "" || c.Compare(latest) > 0 {
+		return c
+	}
+	lt, err := latest.Time(ct.zone)
+	if err != nil {
+		return c
+	}
+	return spec.InstantTimeOf(lt.Add(time.Millisecond), ct.zone)
 }
 
 // completionTime is the completion time of an instant completing now: the clock in the

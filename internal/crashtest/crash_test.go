@@ -796,11 +796,11 @@ func runTable(t *testing.T, rng *rand.Rand, st *stats, iter *int, stop int, done
 		}
 	}
 	check("after calibration")
-	// The metadata table is on by default (hoodie.metadata.enable): on version 6 every
-	// write below updates it (a metadata deltacommit before the data instant completes, a
-	// rollback of both after a kill), so the kills land in its steps too. On versions 8/9
-	// hudi-go does not write it yet (a write deletes Spark's).
-	mdt := g.version == "" || g.version == "6"
+	// The metadata table is on by default (hoodie.metadata.enable): every write below
+	// updates it (a metadata deltacommit before the data instant completes, a rollback of
+	// both after a kill), so the kills land in its steps too, on version 9 as Hudi 1.x lays
+	// it out.
+	mdt := true
 	if mdt && !exists(filepath.Join(table, ".hoodie", "metadata", ".hoodie", "hoodie.properties")) {
 		t.Fatalf("the table has no metadata table after %d writes", st.writes)
 	}

@@ -193,8 +193,20 @@ func (t *Table) validInstants(ctx context.Context) (map[spec.InstantTime]bool, e
 			valid[in.Time] = true
 		}
 	}
+	// Hudi 1.x (a metadata table of timeline layout 2) takes every completed deltacommit
+	// whose instant is not pending on the data table (isValidInstant in apache/hudi
+	// master): its own operations take new instant times, not suffixes.
+	pendingOnData := map[spec.InstantTime]bool{}
+	for _, in := range t.DataTimeline.Instants {
+		if !in.IsCompleted() {
+			pendingOnData[in.Time] = true
+		}
+	}
 	for _, in := range t.Timeline.Instants {
-		if in.IsCompleted() && in.Action == spec.ActionDeltaCommit && validSuffixInstant(in.Time) {
+		if !in.IsCompleted() || in.Action != spec.ActionDeltaCommit {
+			continue
+		}
+		if validSuffixInstant(in.Time) || (t.Timeline.Layout.CompletionTimes() && !pendingOnData[in.Time]) {
 			valid[in.Time] = true
 		}
 	}

@@ -97,8 +97,7 @@ const (
 	OpArchive    Operation = "archival"
 	OpRollback   Operation = "rollback"
 	OpSavepoint  Operation = "savepoint and restore"
-	// OpMetadata is keeping the metadata table current (hoodie.metadata.enable): hudi-go
-	// writes Hudi 0.14's metadata table only.
+	// OpMetadata is keeping the metadata table current (hoodie.metadata.enable).
 	OpMetadata Operation = "maintaining the metadata table"
 )
 
@@ -224,10 +223,11 @@ func (l layoutV2) ArchiveDir(historyFolder, timelinePath string) string {
 
 // Writes: hudi-go writes copy-on-write and merge-on-read tables of layout 2, compacts,
 // clusters, cleans and archives them, rolls back their instants and savepoints and
-// restores them; the metadata table is refused until it follows Hudi 1.x.
+// restores them, and keeps their metadata table (its files and record_index partitions)
+// as Hudi 1.x lays it out (mdt/mdtwrite).
 func (layoutV2) Writes(op Operation) bool {
 	switch op {
-	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClustering, OpClean, OpArchive, OpRollback, OpSavepoint:
+	case OpWriteCOW, OpWriteMOR, OpCompaction, OpClustering, OpClean, OpArchive, OpRollback, OpSavepoint, OpMetadata:
 		return true
 	}
 	return false

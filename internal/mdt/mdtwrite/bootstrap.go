@@ -33,15 +33,14 @@ const soloCommitTimestamp = "00000000000000"
 // completed instant is rebuilt (isBootstrapNeeded); one it does not list is leftover of an
 // interrupted bootstrap and is rebuilt too.
 func (w *Writer) Prepare(ctx context.Context, t *table.Table) (*table.Table, error) {
-	if t.Version != spec.TableVersion6 {
-		return nil, fmt.Errorf("table %s is version %d: hudi-go maintains the metadata table of version 6 tables only (%w); set hoodie.metadata.enable=false to write without it (which deletes it, as Java does)",
-			t.Config.Name(), t.Version, ErrUnsupported)
-	}
 	release, err := w.lock(ctx, "prepare the metadata table")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	if t, err = w.dropUnmaintained(ctx, t); err != nil {
+		return nil, err
+	}
 	cfg, err := table.LoadConfig(ctx, w.st)
 	if err != nil {
 		return nil, err
@@ -101,7 +100,7 @@ func (w *Writer) bootstrap(ctx context.Context, t *table.Table) (*table.Table, e
 	if c := t.Timeline.Completed(); len(c) > 0 {
 		initTime = c[len(c)-1].Time
 	}
-	instant := spec.InstantTime(fmt.Sprintf("%s%03d", initTime, suffixInitFirst))
+	instant := initInstant(t.Timeline.Layout, initTime, nil)
 	recs, nfiles, err := w.listForBootstrap(ctx, initTime)
 	if err != nil {
 		return nil, err
@@ -218,23 +217,46 @@ func metadataTableName(data string) string { return data + "_metadata" }
 // UNVERIFIED against a 0.14-written metadata table (no fixture has one): which defaults
 // HoodieTableMetaClient.PropertyBuilder adds besides these. The v8 fixture's metadata
 // table has these keys (and the 1.x ones: merge mode and strategy, key generator type).
+//
+// Of a version 8/9 table it writes the keys the Spark fixtures' metadata tables have
+// (cow/v9_txns_simple_meta, trips-mor-avro/v8_trips_8i3u1d), and nothing else: version and
+// initial version the data table's, timeline layout 2 under timeline/ with its history in
+// history/ (hoodie.archivelog.folder names it too), the merge mode CUSTOM with the
+// payload-based strategy id, the key generator type HOODIE_TABLE_METADATA instead of the
+// class, and hoodie.datasource.write.drop.partition.columns=false.
 func (w *Writer) createTable(ctx context.Context, t *table.Table) error {
 	p := props.New()
 	p.Set(table.KeyName, metadataTableName(t.Config.Name()))
 	p.Set(table.KeyType, string(spec.MergeOnRead))
-	p.Set(table.KeyVersion, "6")
-	p.Set(table.KeyTimelineLayout, "1")
-	p.Set(table.KeyArchiveLogFolder, "archived")
 	p.Set(table.KeyPayloadClass, "org.apache.hudi.metadata.HoodieMetadataPayload")
 	p.Set(table.KeyBaseFileFormat, "HFILE")
 	p.Set(table.KeyRecordKeyFields, "key")
 	p.Set(table.KeyPopulateMetaFields, "false")
-	p.Set(table.KeyKeyGeneratorClass, "org.apache.hudi.metadata.HoodieTableMetadataKeyGenerator")
+	dirs := []string{".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.aux/.bootstrap/.fileids", ".hoodie/.schema", ".hoodie/.temp", ".hoodie/.heartbeat"}
+	if t.Timeline.Layout.CompletionTimes() {
+		v := fmt.Sprint(int(t.Version))
+		p.Set(table.KeyVersion, v)
+		p.Set(table.KeyInitialVersion, v)
+		p.Set(table.KeyTimelineLayout, "2")
+		p.Set(table.KeyTimelinePath, timeline.DefaultTimelineFolder)
+		p.Set(table.KeyTimelineHistoryPath, timeline.DefaultHistoryFolder)
+		p.Set(table.KeyArchiveLogFolder, timeline.DefaultHistoryFolder)
+		p.Set(table.KeyMergeMode, table.MergeModeCustom)
+		p.Set(table.KeyMergeStrategyID, payloadMergeStrategyID)
+		p.Set(table.KeyKeyGeneratorType, "HOODIE_TABLE_METADATA")
+		p.Set(table.KeyDropPartitionColumns, "false")
+		dirs = append(dirs, storage.Join(t.Timeline.Layout.Dir(""), timeline.DefaultHistoryFolder))
+	} else {
+		p.Set(table.KeyVersion, "6")
+		p.Set(table.KeyTimelineLayout, "1")
+		p.Set(table.KeyArchiveLogFolder, "archived")
+		p.Set(table.KeyKeyGeneratorClass, "org.apache.hudi.metadata.HoodieTableMetadataKeyGenerator")
+		dirs = append(dirs, ".hoodie/archived")
+	}
 	if err := props.SetChecksum(p); err != nil {
 		return err
 	}
-	for _, d := range []string{".hoodie/archived", ".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.aux/.bootstrap/.fileids", ".hoodie/.schema",
-		".hoodie/.temp", ".hoodie/.heartbeat"} {
+	for _, d := range dirs {
 		if err := w.mst.MkdirAll(ctx, d); err != nil {
 			return fmt.Errorf("metadata table: %w", err)
 		}
@@ -320,7 +342,7 @@ func (w *Writer) bulkCommit(ctx context.Context, version spec.TableVersion, inst
 		i := mdt.FileGroupIndex(r.Key, count)
 		byGroup[i] = append(byGroup[i], r)
 	}
-	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: map[string]string{}, OperationType: "BULK_INSERT"}
+	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, ExtraMetadata: w.extraMetadata(tl), OperationType: bulkOperation(version)}
 	for i, group := range byGroup {
 		if len(group) == 0 && !(partition == mdt.PartitionFiles && i == 0) {
 			continue

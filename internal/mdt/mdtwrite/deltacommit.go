@@ -98,9 +98,9 @@ func (w *Writer) deltaCommit(ctx context.Context, version spec.TableVersion, ins
 	}
 	defer txn.Close()
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{},
-		ExtraMetadata: map[string]string{}, OperationType: "UPSERT_PREPPED"}
+		ExtraMetadata: w.extraMetadata(tl), OperationType: "UPSERT_PREPPED"}
 	for i, g := range groups {
-		st, err := w.appendLog(ctx, txn, g.sl, sliceBase(g.sl, pending), g.recs, i)
+		st, err := w.appendLog(ctx, txn, g.sl, sliceBase(g.sl, pending), g.recs, i, tl.Layout.LogFilesPerWrite())
 		if err != nil {
 			return fmt.Errorf("metadata table: deltacommit %s: %w", instant, err)
 		}
@@ -153,7 +153,13 @@ func logToken(task int) spec.WriteToken { return spec.WriteToken(fmt.Sprintf("%d
 // appendLog writes one file group's records as a new log file of its slice (Java's
 // HoodieAppendHandle on a file system without appends: a new log version, never an
 // append to an existing file) and returns its write stat (HoodieDeltaWriteStat).
-func (w *Writer) appendLog(ctx context.Context, txn *commit.Txn, sl fsview.FileSlice, base spec.InstantTime, recs []*mdt.Record, task int) (commitmeta.WriteStat, error) {
+//
+// On timeline layout 2 (ownLogs) the log file is the deltacommit's own, named by its
+// instant from version 1 on, as Hudi 1.x names every log file (the Spark fixtures'
+// metadata tables: .files-0000-0_<deltacommit>.log.1_…); its stat's prevCommit is the
+// deltacommit, baseFile empty and logFiles only the file written, as the data writer
+// writes them on layout 2.
+func (w *Writer) appendLog(ctx context.Context, txn *commit.Txn, sl fsview.FileSlice, base spec.InstantTime, recs []*mdt.Record, task int, ownLogs bool) (commitmeta.WriteStat, error) {
 	start := time.Now()
 	header := map[logfile.HeaderKey]string{logfile.InstantTime: string(txn.Instant), logfile.Schema: w.enc.JSON}
 	var data []*mdt.Record
@@ -192,10 +198,14 @@ func (w *Writer) appendLog(ctx context.Context, txn *commit.Txn, sl fsview.FileS
 	}
 	version := 0
 	var known []string
-	for _, l := range sl.Logs {
-		if l.Name.Instant == base {
-			version = max(version, l.Name.Version)
-			known = append(known, l.Name.String())
+	if ownLogs {
+		base, baseFile = txn.Instant, ""
+	} else {
+		for _, l := range sl.Logs {
+			if l.Name.Instant == base {
+				version = max(version, l.Name.Version)
+				known = append(known, l.Name.String())
+			}
 		}
 	}
 	var name spec.LogFileName

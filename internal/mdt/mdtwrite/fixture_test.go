@@ -3,7 +3,6 @@ package mdtwrite_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -337,9 +336,9 @@ func sparkMetadataTables(t *testing.T) map[string]string {
 
 // Validate passes on each of the 14 Spark-written tables with a metadata table: its files
 // partition plans the file slices a listing does, and it is current, so reads plan from it
-// (the fixture check then compares those reads with Spark's expected rows). They are Hudi
-// 1.x tables, whose metadata table hudi-go does not write: a write asking for it
-// (hoodie.metadata.enable=true) is refused before it touches their metadata table.
+// (the fixture check then compares those reads with Spark's expected rows). Writes and
+// services on them keep it current: the root package's TestServicesOnSparkTablesLayoutTwo
+// validates it after each step.
 func TestValidateSparkMetadataTables(t *testing.T) {
 	ctx := context.Background()
 	slices := 0
@@ -354,19 +353,6 @@ func TestValidateSparkMetadataTables(t *testing.T) {
 			}
 			if err := m.CheckCurrent(); err != nil {
 				t.Errorf("Spark's metadata table is not current: %v", err)
-			}
-			before := treeOf(t, filepath.Join(dir, ".hoodie", "metadata"))
-			tb, err := hudi.Open(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = tb.Write(ctx, nil, hudi.WriteOptions{Operation: "delete_partition", Settings: map[string]string{
-				"hoodie.datasource.write.partitions.to.delete": "*", "hoodie.metadata.enable": "true"}})
-			if !errors.Is(err, hudi.ErrUnsupported) || !strings.Contains(err.Error(), "maintaining the metadata table") {
-				t.Fatalf("a write with hoodie.metadata.enable=true to a version %d table: %v", tb.Version(), err)
-			}
-			if after := treeOf(t, filepath.Join(dir, ".hoodie", "metadata")); after != before {
-				t.Errorf("the refused write changed the metadata table")
 			}
 		})
 	}

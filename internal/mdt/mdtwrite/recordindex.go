@@ -173,13 +173,7 @@ func (w *Writer) addRecordIndex(ctx context.Context, t *table.Table) (*table.Tab
 	if err != nil {
 		return nil, err
 	}
-	var instant spec.InstantTime
-	for off := 0; ; off++ {
-		instant = spec.InstantTime(fmt.Sprintf("%s%03d", initTime, suffixInitFirst+off))
-		if len(tl.At(instant)) == 0 {
-			break
-		}
-	}
+	instant := initInstant(tl.Layout, initTime, tl)
 	keys, err := snapshotKeys(ctx, t, false)
 	if err != nil {
 		return nil, fmt.Errorf("record index: %w", err)

@@ -75,6 +75,15 @@ func (w *Writer) restore(ctx context.Context, cfg *table.Config, version spec.Ta
 		return err
 	}
 	sync := spec.InstantTime(string(ct.NewInstantTime(tl)) + suffixRestore)
+	if tl.Layout.CompletionTimes() {
+		// Hudi 1.x: a new instant time (createRestoreInstantTime), valid to readers as a
+		// completed deltacommit not pending on the data table.
+		dtl, err := timeline.Load(ctx, w.st, version, cfg.TimelinePath())
+		if err != nil {
+			return err
+		}
+		sync = w.serviceInstant(tl, dtl)
+	}
 	if err := w.deltaCommit(ctx, version, sync, map[string][]*mdt.Record{mdt.PartitionFiles: recs}); err != nil {
 		return fmt.Errorf("metadata table: sync after restore %s: %w", rs, err)
 	}

@@ -54,7 +54,7 @@ func (w *Writer) tableServices(ctx context.Context, t *table.Table) error {
 	if latest == "" {
 		return nil
 	}
-	if err := w.cleanIfNecessary(ctx, t.Version, tl, latest); err != nil {
+	if err := w.cleanIfNecessary(ctx, t, tl, latest); err != nil {
 		return err
 	}
 	if tl, err = w.mdtTimeline(ctx, t.Version); err != nil {
@@ -65,7 +65,7 @@ func (w *Writer) tableServices(ctx context.Context, t *table.Table) error {
 		return err
 	}
 	if ok {
-		if err := w.compactIfNecessary(ctx, t.Version, tl, latest); err != nil {
+		if err := w.compactIfNecessary(ctx, t, tl, latest); err != nil {
 			return err
 		}
 	}
@@ -76,7 +76,10 @@ func (w *Writer) tableServices(ctx context.Context, t *table.Table) error {
 // within the 3 instants that follow a compaction, which gives readers that opened the
 // previous slice time to finish; KEEP_LATEST_COMMITS with min(the data table's
 // hoodie.cleaner.commits.retained, 20) commits retained (HoodieMetadataWriteUtils).
-func (w *Writer) cleanIfNecessary(ctx context.Context, version spec.TableVersion, tl *timeline.Timeline, latest spec.InstantTime) error {
+//
+// On layout 2 the clean takes a new instant time (serviceInstant; Hudi 1.x's
+// writeClient.clean()).
+func (w *Writer) cleanIfNecessary(ctx context.Context, t *table.Table, tl *timeline.Timeline, latest spec.InstantTime) error {
 	if c, ok := lastCompactionOrReplace(tl); ok {
 		after := 0
 		for _, in := range tl.Instants {
@@ -89,7 +92,7 @@ func (w *Writer) cleanIfNecessary(ctx context.Context, version spec.TableVersion
 		}
 	}
 	inst := spec.InstantTime(string(latest) + suffixClean)
-	if len(tl.At(inst)) > 0 {
+	if len(tl.At(inst)) > 0 && !tl.Layout.CompletionTimes() {
 		return nil // cleaned at this instant already
 	}
 	// A clean deletes older file slices; while every file group has one slice (no
@@ -115,6 +118,13 @@ func (w *Writer) cleanIfNecessary(ctx context.Context, version spec.TableVersion
 	}
 	if !older && len(tl.Filter(func(in timeline.Instant) bool { return in.Action == spec.ActionClean && !in.IsCompleted() })) == 0 {
 		return nil
+	}
+	if tl.Layout.CompletionTimes() {
+		dtl, err := t.LoadTimeline(ctx)
+		if err != nil {
+			return err
+		}
+		inst = w.serviceInstant(tl, dtl)
 	}
 	co := clean.Options{Policy: clean.KeepLatestCommits, CommitsRetained: min(w.o.CleanerCommitsRetained, metadataCleanerCommitsRetained),
 		MaxCommits: 1, FailedWrites: string(commit.FailedWritesEager), Now: w.o.Now, TimelineZone: w.o.Zone, Logger: w.o.Logger, Instant: inst}
@@ -180,13 +190,27 @@ func deltaCommitsSinceCompaction(tl *timeline.Timeline) int {
 // compactIfNecessary schedules and runs a compaction of the metadata table at latest +
 // "001" once hoodie.metadata.compact.max.delta.commits deltacommits happened since the last
 // one (NUM_COMMITS), over every file slice with log files (UnBoundedCompactionStrategy).
-func (w *Writer) compactIfNecessary(ctx context.Context, version spec.TableVersion, tl *timeline.Timeline, latest spec.InstantTime) error {
+//
+// On layout 2 the compaction takes a new instant time (serviceInstant; Hudi 1.x's
+// compactIfNecessary takes writeClient.createNewInstantTime unless a data instant pending
+// on the data table completed on the metadata table, which compactionAllowed excludes here).
+// A deltacommit that completes after it is requested falls into the new file slice by its
+// completion time, so the plan holds the log files of completed deltacommits only.
+func (w *Writer) compactIfNecessary(ctx context.Context, t *table.Table, tl *timeline.Timeline, latest spec.InstantTime) error {
+	version := t.Version
 	inst := spec.InstantTime(string(latest) + suffixCompaction)
-	if len(tl.At(inst)) > 0 {
+	if len(tl.At(inst)) > 0 && !tl.Layout.CompletionTimes() {
 		return nil // a compaction with this instant exists already (Java checks completed ones)
 	}
 	if deltaCommitsSinceCompaction(tl) < w.o.CompactDeltaCommits {
 		return nil
+	}
+	if tl.Layout.CompletionTimes() {
+		dtl, err := t.LoadTimeline(ctx)
+		if err != nil {
+			return err
+		}
+		inst = w.serviceInstant(tl, dtl)
 	}
 	plan := &commitmeta.CompactionPlan{Version: 2}
 	partitions, err := w.partitions(ctx)
@@ -265,7 +289,7 @@ func (w *Writer) compact(ctx context.Context, version spec.TableVersion, inst sp
 	}
 	defer txn.Close()
 	meta := &commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{}, Compacted: true,
-		ExtraMetadata: map[string]string{}, OperationType: "COMPACT"}
+		ExtraMetadata: w.extraMetadata(tl), OperationType: "COMPACT"}
 	for i, op := range plan.Operations {
 		start := time.Now()
 		sl := fsview.FileSlice{Partition: op.PartitionPath, FileID: spec.FileID(op.FileID), BaseInstant: spec.InstantTime(op.BaseInstantTime)}

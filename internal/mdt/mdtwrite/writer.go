@@ -249,9 +249,6 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 	if err != nil {
 		return err
 	}
-	if version != spec.TableVersion6 {
-		return fmt.Errorf("table version %d: hudi-go writes the metadata table of version 6 tables only: %w", version, ErrUnsupported)
-	}
 	recs := map[string][]*mdt.Record{}
 	switch {
 	case u.Commit != nil:
@@ -305,12 +302,17 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 }
 
 // rollbackDeltaCommit rolls back, in the metadata table, the deltacommit of the data
-// instant a rollback rb rolled back, under rb + Java's rollback suffix "006"
-// (HoodieBackedTableMetadataWriter.update(HoodieRollbackMetadata)). Only a completed
-// metadata deltacommit newer than the metadata table's last compaction is rolled back
-// there; a pending one is rolled back as a failed write by the next metadata commit, and
-// one the compaction already merged cannot be (Java refuses the rollback: restore the
-// table instead).
+// instant a rollback rb rolled back (HoodieBackedTableMetadataWriter.update(
+// HoodieRollbackMetadata)): on table version 6 under rb + Java's rollback suffix "006",
+// on versions 8/9 under rb itself (Hudi 1.x's writer calls the metadata write client's
+// rollback(commitToRollback, instantTime) with the data rollback's instant; read in
+// apache/hudi master). Only a completed metadata deltacommit is rolled back there; a
+// pending one is rolled back as a failed write by the next metadata commit, and one the
+// metadata table's latest compaction already merged cannot be (Java refuses the rollback:
+// restore the table instead). Merged means: the deltacommit's instant is at or before the
+// compaction (layout 1), or it completed at or before the compaction's instant (layout 2,
+// Java's validateRollback compares the completion time, since a layout-2 compaction may
+// be requested after a deltacommit that started earlier).
 func (w *Writer) rollbackDeltaCommit(ctx context.Context, version spec.TableVersion, rb spec.InstantTime, m *commitmeta.RollbackMetadata) error {
 	if len(m.CommitsRollback) == 0 {
 		return nil
@@ -320,18 +322,61 @@ func (w *Writer) rollbackDeltaCommit(ctx context.Context, version spec.TableVers
 	if err != nil {
 		return err
 	}
-	if c, ok := lastCompaction(tl); ok && target.Compare(c) <= 0 {
-		return fmt.Errorf("rollback %s of %s: the metadata table compacted it already (compaction %s); Java refuses such a rollback: restore the table to a savepoint instead",
-			rb, target, c)
-	}
 	in, ok := tl.Get(target, spec.ActionDeltaCommit)
+	if tl.Layout.CompletionTimes() && (!ok || !in.IsCompleted()) {
+		return nil
+	}
+	if c, ok := lastCompaction(tl); ok {
+		merged := target.Compare(c) <= 0
+		if tl.Layout.CompletionTimes() {
+			merged = in.Completion != "" && in.Completion.Compare(c) <= 0
+		}
+		if merged {
+			return fmt.Errorf("rollback %s of %s: the metadata table compacted it already (compaction %s); Java refuses such a rollback: restore the table to a savepoint instead",
+				rb, target, c)
+		}
+	}
 	if !ok || !in.IsCompleted() {
 		return nil
 	}
-	if _, err := w.timeline().RollbackInstantAt(ctx, tl, in, rollbackInstant(rb)); err != nil {
+	at := rollbackInstant(rb)
+	if tl.Layout.CompletionTimes() {
+		at = rb
+	}
+	if _, err := w.timeline().RollbackInstantAt(ctx, tl, in, at); err != nil {
 		return fmt.Errorf("metadata table: roll back deltacommit %s: %w", target, err)
 	}
 	return nil
+}
+
+// serviceInstant is the instant of one of the metadata table's own operations (its
+// compaction, clean, and the sync after a restore) on timeline layout 2, where Hudi 1.x
+// takes a new instant time from its time generator (writeClient.createNewInstantTime)
+// instead of appending a suffix to the latest deltacommit (apache/hudi master,
+// HoodieBackedTableMetadataWriter.compactIfNecessary, executeClean, createRestoreInstantTime).
+// It is later than every instant and completion time of the metadata table and than every
+// instant of the data table dtl (nil: not consulted), so that it is unique on both and no
+// log file completed before it sorts after it.
+func (w *Writer) serviceInstant(tl, dtl *timeline.Timeline) spec.InstantTime {
+	t := spec.InstantTimeOf(w.o.Now(), w.o.Zone)
+	bump := func(u spec.InstantTime) {
+		if u == "" || len(u) > 17 || t.Compare(u) > 0 {
+			return
+		}
+		if ut, err := u.Time(w.o.Zone); err == nil {
+			t = spec.InstantTimeOf(ut.Add(time.Millisecond), w.o.Zone)
+		}
+	}
+	for _, x := range []*timeline.Timeline{tl, dtl} {
+		if x == nil {
+			continue
+		}
+		for _, in := range x.Instants {
+			bump(in.Time)
+			bump(in.Completion)
+		}
+	}
+	return t
 }
 
 // Suffixes Java 0.14 appends to the instant times of the metadata table's own operations
