@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/hudi-go/hudi"
+	"github.com/hudi-go/hudi/internal/format/jsonl"
 )
 
 // TestArchivedLogPlacedByCompletionTime: on timeline layout 2 a log file belongs to the
@@ -105,6 +108,10 @@ func archivedLogPlacement(t *testing.T, version hudi.TableVersion) {
 	for i := 0; i < 2; i++ {
 		write("upsert", r("k2", i+1, fmt.Sprint("w", i)))
 	}
+	// Time travel to every data instant and incremental reads between consecutive ones:
+	// their answers must not change when the instants move into the LSM history.
+	tb = reopen(t, dir)
+	before := timeQueries(t, tb, nil)
 	ares, err := tb.Archive(ctx, hudi.ArchiveOptions{Settings: map[string]string{"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
 		"hoodie.cleaner.commits.retained": "1", "hoodie.compact.inline.max.delta.commits": "1"}})
 	if err != nil {
@@ -115,6 +122,15 @@ func archivedLogPlacement(t *testing.T, version hudi.TableVersion) {
 	}
 	tb = reopen(t, dir)
 	sameRows(t, "D and C archived", readRows(t, tb, "id"), model)
+	after := timeQueries(t, tb, before)
+	for q, want := range before {
+		if after[q] != want {
+			t.Errorf("%s after D and C were archived:\n%s\nwant (before)\n%s", q, after[q], want)
+		}
+	}
+	if !strings.Contains(before["as of "+d], `"v":"d"`) {
+		t.Errorf("time travel to D should see D's update: %s", before["as of "+d])
+	}
 	view, err := tb.View(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +163,52 @@ func archivedLogPlacement(t *testing.T, version hudi.TableVersion) {
 	}
 	tb = reopen(t, dir)
 	sameRows(t, "after the second compaction", readRows(t, tb, "id"), model)
+}
+
+// timeQueries answers a time travel to each data instant of the table's active timeline
+// (or, with keys, to the instants those keys name) and an incremental read between each
+// two consecutive ones, as sorted JSON lines by query.
+func timeQueries(t *testing.T, tb *hudi.Table, keys map[string]string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	var instants []string
+	if keys == nil {
+		for _, in := range tb.Timeline().Instants {
+			if in.IsCompleted() && in.Action.IsDataAction() {
+				instants = append(instants, string(in.Time))
+			}
+		}
+	} else {
+		for q := range keys {
+			if ts, ok := strings.CutPrefix(q, "as of "); ok {
+				instants = append(instants, ts)
+			}
+		}
+		slices.Sort(instants)
+	}
+	out := map[string]string{}
+	run := func(q string, o hudi.ScanOptions) {
+		scan, err := tb.Scan(ctx, o)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var buf strings.Builder
+		enc := jsonl.NewEncoder(&buf, jsonl.Options{DropMetaColumns: true})
+		if err := scan.Run(ctx, func(r arrow.Record) error { return enc.WriteRecord(r) }); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		enc.Flush()
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		slices.Sort(lines)
+		out[q] = strings.Join(lines, "\n")
+	}
+	for i, ts := range instants {
+		run("as of "+ts, hudi.ScanOptions{AsOf: ts})
+		if i > 0 {
+			run("incremental "+instants[i-1]+" "+ts, hudi.ScanOptions{Incremental: true, Begin: instants[i-1], End: ts})
+		}
+	}
+	return out
 }
 
 // filesWith lists the names in dir containing s.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/internal/format/parquet"
+	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage"
 	"github.com/hudi-go/hudi/storage/local"
 )
@@ -35,15 +36,22 @@ import (
 //   - the next archival completes it: the timeline is still the same, no instant is both
 //     active and archived, the history's files hold each archived instant once, and the
 //     table reads the same rows.
-func TestKillDuringArchivalLayoutTwo(t *testing.T) {
+func TestKillDuringArchivalLayoutTwo(t *testing.T) { testKillDuringArchival(t, 9) }
+
+// TestKillDuringArchivalLayoutOne is the same on table version 6, whose archival writes a
+// new .commits_.archive log: a kill after the log is published and before every archived
+// instant left the active timeline must not make the next archival archive them again.
+func TestKillDuringArchivalLayoutOne(t *testing.T) { testKillDuringArchival(t, 6) }
+
+func testKillDuringArchival(t *testing.T, version int) {
 	ctx := context.Background()
 	base := filepath.Join(t.TempDir(), "base")
-	tb, err := hudi.Create(ctx, base, hudi.CreateOptions{Name: "killarch", Type: "cow", TableVersion: 9, RecordKeyFields: []string{"id"},
+	tb, err := hudi.Create(ctx, base, hudi.CreateOptions{Name: "killarch", Type: "cow", TableVersion: version, RecordKeyFields: []string{"id"},
 		PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := map[string]string{"hoodie.archive.automatic": "false", "hoodie.clean.automatic": "false"}
+	off := map[string]string{"hoodie.archive.automatic": "false", "hoodie.clean.automatic": "false", "hoodie.metadata.enable": "false"}
 	clock := time.Date(2024, 1, 2, 3, 4, 5, 0, time.Local)
 	for i := 0; i < 7; i++ {
 		clock = clock.Add(time.Second)
@@ -73,7 +81,7 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 	if len(archivedWhole) == 0 || len(full.changes) < 4 {
 		t.Fatalf("the uninterrupted archival archived %v with changes %v", archivedWhole, full.changes)
 	}
-	for _, k := range killPoints(full.changes) {
+	for _, k := range killPoints(full.changes, version) {
 		t.Run(fmt.Sprintf("kill at %d %s", k, filepath.Base(full.changes[k])), func(t *testing.T) {
 			dir := copyTable(t, base)
 			dying := &dyingStorage{Storage: local.New(dir), killAt: k}
@@ -98,7 +106,11 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 			if got := archivedSet(t, dir); !slices.Equal(got, archivedWhole) {
 				t.Errorf("archived %v, want %v (as without the kill)", got, archivedWhole)
 			}
-			checkHistoryOnce(t, dir)
+			if version == 6 {
+				checkArchiveLogsOnce(t, dir)
+			} else {
+				checkHistoryOnce(t, dir)
+			}
 			after, err = hudi.Open(ctx, dir)
 			if err != nil {
 				t.Fatal(err)
@@ -109,10 +121,10 @@ func TestKillDuringArchivalLayoutTwo(t *testing.T) {
 }
 
 // killPoints chooses the kills from the changes of an uninterrupted archival: before the
-// history file, the manifest, _version_, the first removal of a pending instant file, the
+// history file, the manifest, _version_ (version 6: before the archive log), the first removal of a pending instant file, the
 // second removal of a completed one (after the oldest archived instant left the active
 // timeline) and the last change. HUDI_ARCHIVE_KILL_ALL=1 kills at every change.
-func killPoints(changes []string) []int {
+func killPoints(changes []string, version int) []int {
 	if os.Getenv("HUDI_ARCHIVE_KILL_ALL") != "" {
 		out := make([]int, len(changes))
 		for i := range out {
@@ -133,14 +145,15 @@ func killPoints(changes []string) []int {
 		switch {
 		case strings.HasPrefix(c, "create ") && strings.HasSuffix(name, ".parquet"),
 			strings.HasPrefix(c, "create ") && strings.HasPrefix(name, "manifest_"),
-			strings.HasPrefix(c, "put ") && name == "_version_":
+			strings.HasPrefix(c, "put ") && name == "_version_",
+			strings.HasPrefix(c, "create ") && strings.HasPrefix(name, ".commits_.archive"):
 			pick(i)
 		case strings.HasPrefix(c, "delete ") && (strings.Contains(name, ".requested") || strings.HasSuffix(name, ".inflight")):
 			if firstPending < 0 {
 				firstPending = i
 				pick(i)
 			}
-		case strings.HasPrefix(c, "delete ") && strings.Contains(name, "_") && !strings.HasPrefix(name, "manifest_"):
+		case strings.HasPrefix(c, "delete ") && (strings.Contains(name, "_") || version == 6) && !strings.HasPrefix(name, "manifest_"):
 			if completed++; completed == 2 {
 				pick(i)
 			}
@@ -283,6 +296,39 @@ func checkHistoryOnce(t *testing.T, dir string) {
 	}
 	if rows != int64(len(arch)) {
 		t.Errorf("the history's files (%v) hold %d rows for %d archived instants", m.Files, rows, len(arch))
+	}
+}
+
+// checkArchiveLogsOnce fails when an instant is in more than one archive log of a version
+// 6 table (readers drop the duplicate; storage must not hold one).
+func checkArchiveLogsOnce(t *testing.T, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	logs, err := filepath.Glob(filepath.Join(dir, ".hoodie", "archived", ".commits_.archive*"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("archive logs: %v %v", logs, err)
+	}
+	seen := map[string]string{}
+	for _, l := range logs {
+		one := t.TempDir()
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(one, filepath.Base(l)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := timeline.LatestArchiveLogInstants(ctx, local.New(one), ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range ins {
+			k := string(in.Time) + " " + string(in.Action.CompletedAction())
+			if prev, ok := seen[k]; ok {
+				t.Errorf("instant %s archived in %s and again in %s", k, prev, filepath.Base(l))
+			}
+			seen[k] = filepath.Base(l)
+		}
 	}
 }
 

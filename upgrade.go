@@ -9,6 +9,7 @@ import (
 
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/internal/commit"
+	"github.com/hudi-go/hudi/internal/services/archive"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/internal/upgrade"
@@ -102,6 +103,11 @@ func (t *Table) changeVersion(ctx context.Context, o VersionChangeOptions) (*Ver
 	uo := upgrade.Options{To: to, Now: now, Logger: o.Logger, ArchivalBatch: cfg.Int(config.CommitsArchivalBatchSize),
 		LSM: timeline.LSMWriteOptions{Compression: cfg.String(config.ParquetCompressionCodec),
 			Dictionary: cfg.Bool(config.ParquetDictionaryEnabled), CompactionBatch: cfg.Int(config.TimelineCompactionBatchSize)}}
+	uo.LegacyArchive = func(ctx context.Context, archived []timeline.ArchivedInstant) error {
+		_, err := archive.WriteLegacyArchive(ctx, cur.Storage, archived, cfg.Int(config.CommitsArchivalBatchSize),
+			archive.Options{TimelineZone: cur.Config.TimelineZone(), Logger: o.Logger})
+		return err
+	}
 	if cur.Version != to {
 		// A move Run would refuse (a CUSTOM merge mode, archived instants to move back) is
 		// refused before anything changes.

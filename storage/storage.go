@@ -225,3 +225,11 @@ func DeleteTree(ctx context.Context, st Storage, dir string) error {
 	}
 	return st.Delete(ctx, dir)
 }
+
+// ModTimeSetter is implemented by backends whose files' modification times can be set
+// (a local file system; HDFS in Java). Hudi 1.x's downgrade to table version 6 sets each
+// completed instant file's modification time to its completion time, which readers of a
+// version-6 table take as the completion time; object stores cannot.
+type ModTimeSetter interface {
+	SetModTime(ctx context.Context, path string, t time.Time) error
+}

@@ -480,3 +480,59 @@ var (
 	}
 	planFields = []string{"hoodieCompactionPlan", "hoodieCleanerPlan", "hoodieRequestedReplaceMetadata"}
 )
+
+// LatestArchiveLogInstants returns the instants (Time, Action, State of the most advanced
+// archived state) of the newest archive log in dir (the table's ArchiveDir, layout 1): the
+// one the latest archival wrote, since every archival writes the next version (or, in
+// Java on storage with append, appends to the newest). The half-written target of an
+// interrupted merge is passed over, as readers do. No archive folder means none.
+func LatestArchiveLogInstants(ctx context.Context, st storage.Storage, dir string) ([]Instant, error) {
+	infos, err := st.List(ctx, dir)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list archived timeline %s: %w", dir, err)
+	}
+	type archiveFile struct {
+		name    string
+		version int64
+	}
+	var files []archiveFile
+	for _, fi := range infos {
+		if fi.IsDir || !strings.HasPrefix(fi.Name, archiveFilePrefix) {
+			continue
+		}
+		var v int64
+		if m := archiveFileRE.FindStringSubmatch(fi.Name); m != nil {
+			v, _ = strconv.ParseInt(m[1], 10, 64)
+		}
+		files = append(files, archiveFile{fi.Name, v})
+	}
+	sort.Slice(files, func(a, b int) bool { // newest first
+		if files[a].version != files[b].version {
+			return files[a].version > files[b].version
+		}
+		return files[a].name > files[b].name
+	})
+	schemas := map[string]*entrySchema{}
+	for _, f := range files {
+		entries, err := readArchiveFile(ctx, st, storage.Join(dir, f.name), schemas)
+		if err != nil {
+			if ctx.Err() == nil && isHalfMergedArchive(ctx, st, dir, f.name) {
+				continue
+			}
+			return nil, err
+		}
+		acc := newEntryGroups()
+		for i := range entries {
+			acc.add(&entries[i])
+		}
+		var out []Instant
+		for _, a := range acc.instants() {
+			out = append(out, a.Instant)
+		}
+		return out, nil
+	}
+	return nil, nil
+}

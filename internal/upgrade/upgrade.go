@@ -50,6 +50,11 @@ type Options struct {
 	// ArchivalBatch is hoodie.commits.archival.batch: archived instants per LSM file
 	// (SevenToEightUpgradeHandler.upgradeToLSMTimeline); 0 = Java's default 10.
 	ArchivalBatch int
+	// LegacyArchive writes the instants of the LSM timeline history as a version-6
+	// archive log (a downgrade to 6 of a table with archived instants; Java's
+	// downgradeFromLSMTimeline). The caller provides it (the archive service owns the
+	// entry encoding); without it such a downgrade is refused.
+	LegacyArchive func(ctx context.Context, archived []timeline.ArchivedInstant) error
 	Logger        *slog.Logger
 }
 
@@ -66,12 +71,11 @@ type Result struct {
 }
 
 // ErrArchivedHistory refuses a downgrade of a table whose LSM timeline holds archived
-// instants: converting them back into .commits_.archive files is not done yet.
-var ErrArchivedHistory = errors.New("the table has archived instants in its LSM timeline (timeline/history); converting them back to the version 6 archive is not done by hudi-go yet")
+// instants when Run was given no Options.LegacyArchive to convert them.
+var ErrArchivedHistory = errors.New("the table has archived instants in its LSM timeline (timeline/history) and no converter to the version 6 archive was given")
 
 // Check refuses, before anything changes, a move Run cannot make: a target version the
-// table's merge settings cannot have (merge mode CUSTOM), or a downgrade to version 6 of a
-// table with archived instants in its LSM timeline.
+// table's merge settings cannot have (merge mode CUSTOM).
 func Check(ctx context.Context, t *table.Table, to spec.TableVersion) error {
 	if _, err := Properties(t.Config.Props, t.Version, to); err != nil {
 		return fmt.Errorf("table version %d to %d: %w", t.Version, to, err)
@@ -81,15 +85,6 @@ func Check(ctx context.Context, t *table.Table, to spec.TableVersion) error {
 		// CDC table could not be written by it any more (Java 1.x would upgrade it).
 		return fmt.Errorf("table version %d to %d: the table has hoodie.table.cdc.enabled=true, and change-data capture on versions 8/9 is %w",
 			t.Version, to, spec.ErrUnsupported)
-	}
-	if from := timeline.LayoutOf(t.Version); from.Version() == 2 && timeline.LayoutOf(to).Version() == 1 {
-		archived, err := timeline.LoadArchived(ctx, t.Storage, from, t.Config.Props.Value(from.ArchiveFolderKey()), t.Config.TimelinePath())
-		if err != nil {
-			return fmt.Errorf("read the LSM timeline: %w", err)
-		}
-		if len(archived) > 0 {
-			return fmt.Errorf("downgrade to table version %d: %w", to, ErrArchivedHistory)
-		}
 	}
 	return nil
 }
@@ -158,6 +153,9 @@ func Run(ctx context.Context, t *table.Table, o Options) (*Result, error) {
 		if err := st.Put(ctx, storage.Join(newDir, nf), nd); err != nil {
 			return nil, fmt.Errorf("write %s: %w", nf, err)
 		}
+		if err := keepCompletionTime(ctx, st, storage.Join(newDir, nf), f, zone); err != nil {
+			return nil, err
+		}
 		moved = append(moved, e.Name)
 	}
 	res.Files = len(moved)
@@ -171,8 +169,10 @@ func Run(ctx context.Context, t *table.Table, o Options) (*Result, error) {
 			}
 		}
 	} else {
-		// Check found no archived instants.
-		if err := st.MkdirAll(ctx, storage.Join(timeline.MetaDir, "archived")); err != nil {
+		if res.Archived, err = lsmToArchive(ctx, t, o); err != nil {
+			return nil, err
+		}
+		if err := st.MkdirAll(ctx, storage.Join(timeline.MetaDir, timeline.DefaultArchiveFolder)); err != nil {
 			return nil, err
 		}
 	}
@@ -350,6 +350,50 @@ func convert(f spec.InstantFileName, data []byte, mod time.Time, zone *time.Loca
 		return "", nil, err
 	}
 	return nf.FileName(layout), out, nil
+}
+
+// keepCompletionTime sets the modification time of a completed instant file written by a
+// downgrade (layout 2 → 1) to the instant's completion time, as Java's
+// EightToSevenDowngradeHandler does for the files it rewrites (the ones it renames keep
+// theirs, written at completion): a version-6 timeline has no completion times in its
+// names, and Hudi 1.x readers of the downgraded table, like hudi-go's upgrade back to 8/9,
+// take the file's modification time as the completion time (HoodieFileGroup places log
+// files by it). Java parses the completion time in the JVM's zone; hudi-go in the table's
+// timeline zone (hoodie.table.timeline.timezone, the zone the time was written in).
+// Storage that cannot set modification times (object stores) keeps the write time, as
+// Java's would.
+func keepCompletionTime(ctx context.Context, st storage.Storage, path string, f spec.InstantFileName, zone *time.Location) error {
+	ms, ok := st.(storage.ModTimeSetter)
+	if !ok || f.State != spec.StateCompleted || f.Completion == "" {
+		return nil
+	}
+	at, err := f.Completion.Time(zone)
+	if err != nil {
+		return nil // Java logs an unparsable completion time and leaves the time as written
+	}
+	return ms.SetModTime(ctx, path, at)
+}
+
+// lsmToArchive writes the LSM history's instants as a version-6 archive log through
+// o.LegacyArchive, before the properties switch: a crash before it leaves the table at
+// version 8/9 with an extra archive log that layout-2 readers do not look at (the next
+// run writes another one, whose duplicate entries version-6 readers drop, Java's as ours).
+func lsmToArchive(ctx context.Context, t *table.Table, o Options) (int, error) {
+	from := timeline.LayoutOf(t.Version)
+	archived, err := timeline.LoadArchived(ctx, t.Storage, from, t.Config.Props.Value(from.ArchiveFolderKey()), t.Config.TimelinePath())
+	if err != nil {
+		return 0, fmt.Errorf("read the LSM timeline: %w", err)
+	}
+	if len(archived) == 0 {
+		return 0, nil
+	}
+	if o.LegacyArchive == nil {
+		return 0, fmt.Errorf("downgrade to table version %d: %w", o.To, ErrArchivedHistory)
+	}
+	if err := o.LegacyArchive(ctx, archived); err != nil {
+		return 0, fmt.Errorf("downgrade to table version %d: convert the archived timeline: %w", o.To, err)
+	}
+	return len(archived), nil
 }
 
 // archivedToLSM converts the layout-1 archived timeline into the LSM timeline

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hudi-go/hudi/storage"
 )
@@ -298,3 +299,14 @@ var (
 	_ storage.NameLister = (*FS)(nil)
 	_ storage.Writer     = (*atomicFile)(nil)
 )
+
+// SetModTime sets the modification time of the file at p (storage.ModTimeSetter).
+func (l *FS) SetModTime(ctx context.Context, p string, t time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.Chtimes(l.abs(p), t, t); err != nil {
+		return wrap("set the modification time of", p, err)
+	}
+	return nil
+}

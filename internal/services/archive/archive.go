@@ -476,8 +476,8 @@ func Run(ctx context.Context, st storage.Storage, dryRun bool, o Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if !dryRun && t.Timeline.Layout.LSMHistory() && t.CheckLayoutWrites(timeline.OpArchive) == nil {
-		if t, err = finishInterruptedLSM(ctx, t, o); err != nil {
+	if !dryRun && t.CheckLayoutWrites(timeline.OpArchive) == nil {
+		if t, err = FinishInterrupted(ctx, t, o); err != nil {
 			return nil, err
 		}
 	}
@@ -489,6 +489,67 @@ func Run(ctx context.Context, st storage.Storage, dryRun bool, o Options) (*Resu
 		return DryRun(p), nil
 	}
 	return Execute(ctx, t, p, o)
+}
+
+// FinishInterrupted removes from the active timeline the completed instants that the
+// archived timeline already holds, and returns t reloaded when it removed any. An archival
+// killed after it published its archive file but before it had removed every archived
+// instant from the active timeline leaves those instants in both places (readers take the
+// active copy). Java's archivers (0.14's HoodieTimelineArchiver, 1.x's
+// TimelineArchiverV2) do not look at the archive before planning: their next run archives
+// those instants again, into a second archive file, and the archived timeline's readers
+// drop the duplicate (0.14's HoodieArchivedTimeline collects instants into a set; ours keep
+// the first entry of each state). hudi-go finishes the interrupted removal first instead —
+// our choice (docs/writing.md), so that each instant is archived once and the plan counts
+// only instants not yet archived.
+//
+// What it reads is bounded: on layout 2 only the history files whose instant range reaches
+// the active timeline (none after an uninterrupted archival); on layout 1 the newest
+// archive log, which every archival writes anew (one archival's instants).
+func FinishInterrupted(ctx context.Context, t *table.Table, o Options) (*table.Table, error) {
+	first, ok := t.Timeline.First()
+	if !ok {
+		return t, nil
+	}
+	var archived []timeline.Instant
+	var err error
+	if t.Timeline.Layout.LSMHistory() {
+		archived, err = timeline.ArchivedSince(ctx, t.Storage, t.ArchiveDir(), first.Time)
+	} else {
+		archived, err = timeline.LatestArchiveLogInstants(ctx, t.Storage, t.ArchiveDir())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: read the archived timeline: %w", err)
+	}
+	if len(archived) == 0 {
+		return t, nil
+	}
+	type key struct {
+		time   spec.InstantTime
+		action spec.Action
+	}
+	in := make(map[key]bool, len(archived))
+	for _, a := range archived {
+		in[key{a.Time, a.Action.CompletedAction()}] = true
+	}
+	var stale []timeline.Instant
+	for _, a := range t.Timeline.Instants {
+		if a.IsCompleted() && in[key{a.Time, a.Action.CompletedAction()}] {
+			stale = append(stale, a)
+		}
+	}
+	if len(stale) == 0 {
+		return t, nil
+	}
+	if o.Logger != nil {
+		o.Logger.Warn("an earlier archival was interrupted after writing the archived timeline: removing the instants it archived from the active timeline",
+			"instants", len(stale), "first", stale[0].Time, "last", stale[len(stale)-1].Time)
+	}
+	ct := commit.NewTimeline(t.Storage, commit.TimelineOptions{Zone: o.TimelineZone, Logger: o.Logger})
+	if err := ct.DeleteArchivedInstants(ctx, stale); err != nil {
+		return nil, fmt.Errorf("archive: finish the interrupted archival: %w", err)
+	}
+	return t.Reopen(ctx)
 }
 
 // DryRun describes a plan as a Result without writing anything.
