@@ -193,7 +193,9 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 	}
 	if given, ok := explicit[config.WriteTableVersion.Name]; ok {
 		// A higher version was upgraded to before (Table.autoUpgrade); a lower one would
-		// be a downgrade, which a write does not do here.
+		// be a downgrade, which Java's write client does not do either (tryUpgrade only
+		// upgrades; areTableVersionsCompatible lets a lower version >= 6 pass with a
+		// warning and writes the table's version): refused rather than ignored.
 		if v, _ := tc.Version(); given != fmt.Sprint(int(v)) {
 			what := "a write does not downgrade a table (hudi downgrade TABLE --to " + given + " does)"
 			if g, err := strconv.Atoi(given); err == nil && g > int(v) {
