@@ -205,6 +205,14 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 				config.WriteTableVersion.Name, given, v, what, write.ErrUnsupported))
 		}
 	}
+	for _, k := range []string{"hoodie.write.partial.update.schema", table.KeyPartialUpdateMode} {
+		// Hudi 1.x's partial updates (a partial write schema; IS_PARTIAL log blocks; the
+		// table's partial update mode): not implemented, refused rather than ignored.
+		// Version 6's PartialUpdateAvroPayload is supported (hoodie.datasource.write.payload.class).
+		if given, ok := explicit[k]; ok && strings.TrimSpace(given) != "" && !strings.EqualFold(strings.TrimSpace(given), "NONE") {
+			errs = append(errs, fmt.Errorf("%s=%s: Hudi 1.x's partial updates are %w", k, given, write.ErrUnsupported))
+		}
+	}
 	if given, ok := explicit[config.RecordMergeMode.Name]; ok && tc.MergeMode() == "" {
 		v, _ := tc.Version()
 		errs = append(errs, fmt.Errorf("%s=%s: the table is version %d, which has no merge mode (its payload class decides how records merge)",
