@@ -60,6 +60,9 @@ func (t *Table) checkWriteAfterUpgrade(cfg *config.Config, o WriteOptions, to sp
 	if err != nil {
 		return err
 	}
+	if cfg.IsSet(config.PartitionPathField) {
+		upgrade.WriterPartitionFields(upgraded, cur.Version, to, cfg.String(config.PartitionPathField))
+	}
 	opName := o.Operation
 	if opName == "" && cfg.IsSet(config.Operation) {
 		opName = cfg.String(config.Operation)

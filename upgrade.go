@@ -103,6 +103,9 @@ func (t *Table) changeVersion(ctx context.Context, o VersionChangeOptions) (*Ver
 	uo := upgrade.Options{To: to, Now: now, Logger: o.Logger, ArchivalBatch: cfg.Int(config.CommitsArchivalBatchSize),
 		LSM: timeline.LSMWriteOptions{Compression: cfg.String(config.ParquetCompressionCodec),
 			Dictionary: cfg.Bool(config.ParquetDictionaryEnabled), CompactionBatch: cfg.Int(config.TimelineCompactionBatchSize)}}
+	if cfg.IsSet(config.PartitionPathField) {
+		uo.WriterPartitionPathField = cfg.String(config.PartitionPathField)
+	}
 	uo.LegacyArchive = func(ctx context.Context, archived []timeline.ArchivedInstant) error {
 		_, err := archive.WriteLegacyArchive(ctx, cur.Storage, archived, cfg.Int(config.CommitsArchivalBatchSize),
 			archive.Options{TimelineZone: cur.Config.TimelineZone(), Logger: o.Logger})

@@ -193,7 +193,9 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 	}
 	if given, ok := explicit[config.WriteTableVersion.Name]; ok {
 		// A higher version was upgraded to before (Table.autoUpgrade); a lower one would
-		// be a downgrade, which a write does not do here.
+		// be a downgrade, which Java's write client does not do either (tryUpgrade only
+		// upgrades; areTableVersionsCompatible lets a lower version >= 6 pass with a
+		// warning and writes the table's version): refused rather than ignored.
 		if v, _ := tc.Version(); given != fmt.Sprint(int(v)) {
 			what := "a write does not downgrade a table (hudi downgrade TABLE --to " + given + " does)"
 			if g, err := strconv.Atoi(given); err == nil && g > int(v) {
@@ -201,6 +203,14 @@ func checkTableSettings(tc *table.Config, typ spec.TableType, cfg *config.Config
 			}
 			errs = append(errs, fmt.Errorf("%s=%s: the table is version %d; %s: %w",
 				config.WriteTableVersion.Name, given, v, what, write.ErrUnsupported))
+		}
+	}
+	for _, k := range []string{"hoodie.write.partial.update.schema", table.KeyPartialUpdateMode} {
+		// Hudi 1.x's partial updates (a partial write schema; IS_PARTIAL log blocks; the
+		// table's partial update mode): not implemented, refused rather than ignored.
+		// Version 6's PartialUpdateAvroPayload is supported (hoodie.datasource.write.payload.class).
+		if given, ok := explicit[k]; ok && strings.TrimSpace(given) != "" && !strings.EqualFold(strings.TrimSpace(given), "NONE") {
+			errs = append(errs, fmt.Errorf("%s=%s: Hudi 1.x's partial updates are %w", k, given, write.ErrUnsupported))
 		}
 	}
 	if given, ok := explicit[config.RecordMergeMode.Name]; ok && tc.MergeMode() == "" {

@@ -31,7 +31,7 @@ func TestTiny(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nlog:\n%s", err, log.String())
 	}
-	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false, "W8": false, "W9": false}
+	want := map[string]bool{"W1": false, "W2": false, "W3": false, "W4": false, "W6": false, "W8": false, "W9": false, "W11": false}
 	if os.Getenv("HUDI_TEST_S3") != "" {
 		want["W10"] = false // an S3 server to run against (CI starts versitygw)
 	}

@@ -42,6 +42,7 @@ func workloads() []workload {
 		{"W8", "hudi sql queries vs DuckDB read_parquet; MOR snapshot vs read-optimized", w8SQL},
 		{"W9", "CDC write overhead: W2's COW upsert, W3's MOR deltacommit and compaction, CDC on vs off", w9CDC},
 		{"W10", "a 1,000-file table on S3: requests to plan and scan, S3 vs local scan", w10ObjectStore},
+		{"W11", "table version 9 vs 6: W1's bulk_insert, W2's upsert, W3's deltacommit and compaction, archival", w11Versions},
 	}
 }
 
@@ -303,13 +304,22 @@ func (r *runner) w1Case(ds dataset, n int) error {
 // base builds (once per run) a trips table of n rows spread over n/rowsPerGroup file
 // groups of contiguous, time-ordered keys.
 func (r *runner) base(typ, index string, n int, partitioned bool) (string, error) {
+	return r.baseVersion(typ, index, n, partitioned, 0)
+}
+
+// baseVersion is base for a table of the given table version (0: hudi.Create's default).
+func (r *runner) baseVersion(typ, index string, n int, partitioned bool, version int) (string, error) {
 	name := fmt.Sprintf("%s-%s-%d-%v", typ, index, n, partitioned)
+	if version != 0 {
+		name += fmt.Sprintf("-v%d", version)
+	}
 	dir := filepath.Join(r.dir, "bases", name)
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
 	start := time.Now()
-	co := hudi.CreateOptions{Name: "trips", Type: typ, RecordKeyFields: []string{"uuid"}, PrecombineField: "ts", Schema: benchdata.TripsDDL}
+	co := hudi.CreateOptions{Name: "trips", Type: typ, RecordKeyFields: []string{"uuid"}, PrecombineField: "ts", Schema: benchdata.TripsDDL,
+		TableVersion: version}
 	groups := max(4, n/rowsPerGroup)
 	perFile := n / groups
 	if partitioned {
@@ -321,6 +331,9 @@ func (r *runner) base(typ, index string, n int, partitioned bool) (string, error
 		return "", err
 	}
 	s := merged(snappy, r.indexSettings(index, n))
+	if version != 0 {
+		s[metadataEnable] = "false" // W11 compares the table formats alone (no metadata table on 8/9)
+	}
 	if index != "BUCKET" {
 		s["hoodie.copyonwrite.insert.auto.split"] = "false"
 		s["hoodie.copyonwrite.insert.split.size"] = strconv.Itoa(perFile)

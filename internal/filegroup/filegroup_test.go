@@ -180,6 +180,7 @@ type blk struct {
 	instant  int
 	extra    map[string]any // extra Avro field values for every record of a data block
 	schema   string         // writer schema override
+	partial  bool           // IS_PARTIAL=true header (Hudi 1.x partial updates)
 }
 
 func dataBlock(instant int, rows ...row) blk { return blk{instant: instant, data: rows} }
@@ -253,6 +254,9 @@ func writeLog(t *testing.T, root string, baseInstant, ver int, blocks []blk) fsv
 			lb = &logfile.Block{Type: logfile.AvroDataBlock, Header: map[logfile.HeaderKey]string{
 				logfile.InstantTime: string(ts(b.instant)), logfile.Schema: sj,
 			}, Content: logfile.EncodeAvroDataBlock(recs)}
+			if b.partial {
+				lb.Header[logfile.IsPartial] = "true"
+			}
 		case b.dels != nil:
 			content, err := logfile.EncodeDeleteBlock(b.dels)
 			if err != nil {
@@ -562,6 +566,13 @@ func TestReadMergeBasics(t *testing.T) {
 		{
 			name: "unknown column",
 			base: base3, columns: []string{"nope"}, wantErr: "nope",
+		},
+		{
+			// Hudi 1.x's partial-update blocks hold only some columns: refused, not merged
+			// as whole records.
+			name: "IS_PARTIAL block is refused",
+			base: base3, logs: [][]blk{{blk{instant: 2, data: []row{r(1, 5, "u1", 2)}, partial: true}}},
+			wantErr: "IS_PARTIAL=true",
 		},
 		{
 			// The read stops while the base file may be being decoded ahead: nothing leaks.

@@ -298,6 +298,12 @@ func (d *avroDecoder) appendRecord(rb *array.RecordBuilder, raw []byte, i int) e
 
 func (r *sliceReader) applyBlock(ctx context.Context, pb pendingBlock, decoders map[string]*avroDecoder) error {
 	b := pb.block
+	if strings.EqualFold(b.Header[logfile.IsPartial], "true") {
+		// Hudi 1.x's partial updates (MERGE INTO with a partial SET on a merge-on-read
+		// table of version 8+) write blocks holding only the updated columns: merged as
+		// whole records they would null out the others.
+		return fmt.Errorf("log block at offset %d has IS_PARTIAL=true: Hudi 1.x's partial-update log blocks are %w", b.Offset, spec.ErrUnsupported)
+	}
 	switch b.Type {
 	case logfile.AvroDataBlock:
 		writerSchema := b.Header[logfile.Schema]

@@ -19,7 +19,6 @@ import (
 	"github.com/hudi-go/hudi/internal/format/logfile"
 	"github.com/hudi-go/hudi/internal/fsview"
 	"github.com/hudi-go/hudi/internal/javastr"
-	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/table"
@@ -187,7 +186,7 @@ func planCDC(ctx context.Context, t *table.Table, s *Scan) error {
 		return err
 	}
 	c.dataArrow = schema.WithoutMetaFields(full)
-	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := t.Config.MergeRules()
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/hudi-go/hudi/internal/filegroup"
 	"github.com/hudi-go/hudi/internal/format/parquet"
 	"github.com/hudi-go/hudi/internal/fsview"
-	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/schema/internalschema"
 	"github.com/hudi-go/hudi/internal/spec"
@@ -272,7 +271,7 @@ func plan(ctx context.Context, t *table.Table, opts Options) (*Scan, error) {
 		}
 	}
 
-	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := t.Config.MergeRules()
 	if err != nil {
 		return nil, err
 	}

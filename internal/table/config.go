@@ -12,6 +12,7 @@ import (
 	"github.com/hudi-go/hudi/config"
 	"github.com/hudi-go/hudi/internal/format/cdc"
 	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage"
@@ -271,3 +272,32 @@ func (c *Config) CDCEnabled() bool { return c.flag(config.CDCEnabled) }
 
 // CDCMode is hoodie.table.cdc.supplemental.logging.mode (DATA_BEFORE_AFTER when unset).
 func (c *Config) CDCMode() (cdc.Mode, error) { return cdc.ParseMode(c.get(KeyCDCLoggingMode)) }
+
+// Keys of Hudi 1.x's partial updates (HoodieTableConfig, table version 9).
+const (
+	// KeyPartialUpdateMode is hoodie.table.partial.update.mode: IGNORE_DEFAULTS (what
+	// 1.1's upgrade gives a PartialUpdateAvroPayload table), FILL_UNAVAILABLE (Debezium's
+	// unavailable-value marker), or newer modes.
+	KeyPartialUpdateMode = "hoodie.table.partial.update.mode"
+	// KeyLegacyPayloadClass is hoodie.legacy.payload.class, where 1.1 keeps the payload
+	// class a version 8 table had.
+	KeyLegacyPayloadClass = "hoodie.legacy.payload.class"
+)
+
+// MergeRules are the rules records of this table merge by, from its merge mode, payload
+// class and ordering fields (merge.RulesFor). A table whose records merge column by
+// column the way Hudi 1.x does it — hoodie.table.partial.update.mode set (other than
+// NONE), or PartialUpdateAvroPayload kept as its legacy payload class — is refused: hudi-go
+// does not implement 1.x's partial-update mergers, and merging whole records would
+// overwrite the columns a partial update left out.
+func (c *Config) MergeRules() (merge.Rules, error) {
+	if m := strings.TrimSpace(c.get(KeyPartialUpdateMode)); m != "" && !strings.EqualFold(m, "NONE") {
+		return merge.Rules{}, fmt.Errorf("table %s has %s=%s: Hudi 1.x's partial-update merging is %w",
+			c.Name(), KeyPartialUpdateMode, m, spec.ErrUnsupported)
+	}
+	if p := strings.TrimSpace(c.get(KeyLegacyPayloadClass)); p == merge.PartialUpdatePayload {
+		return merge.Rules{}, fmt.Errorf("table %s has %s=%s: Hudi 1.x's partial-update merging is %w",
+			c.Name(), KeyLegacyPayloadClass, p, spec.ErrUnsupported)
+	}
+	return merge.RulesFor(c.MergeMode(), c.PayloadClass(), len(c.OrderingFields()) > 0)
+}

@@ -82,10 +82,8 @@ var ErrCustomMerge = fmt.Errorf("merge mode CUSTOM is not supported by hudi-go")
 
 // sixToEight changes a version 6 table's properties as Hudi 1.x's SixToSevenUpgradeHandler
 // (nothing) and SevenToEightUpgradeHandler do, then sets version 8 and timeline layout 2
-// (HoodieTableConfig.setTableVersion). Not done: the CUSTOM key generator's partition
-// fields (upgradePartitionFields takes them from the writer's
-// hoodie.datasource.write.partitionpath.field, which an explicit upgrade does not have;
-// hudi-go's tables keep the ":TYPE" suffixes in hoodie.table.partition.fields already).
+// (HoodieTableConfig.setTableVersion). The CUSTOM key generator's partition fields, which
+// Java takes from the writer's settings, are WriterPartitionFields'.
 func sixToEight(p *props.Properties) error {
 	typ, _ := p.Get(keyType)
 	p.Set(keyTimelinePath, timeline.DefaultTimelineFolder)
@@ -250,4 +248,46 @@ func Properties(p *props.Properties, from, to spec.TableVersion) (*props.Propert
 		}
 	}
 	return out, nil
+}
+
+// keyPartitionFields is HoodieTableConfig.PARTITION_FIELDS.
+const keyPartitionFields = "hoodie.table.partition.fields"
+
+// WriterPartitionFields applies, to the properties p of a table moved from version from
+// to version to, what Java's handlers do with the writer's
+// hoodie.datasource.write.partitionpath.field (writerField, "" when not set) for a table
+// whose key generator is CUSTOM or CUSTOM_AVRO: an upgrade to layout 2
+// (SevenToEightUpgradeHandler.upgradePartitionFields) records the writer's fields with
+// their ":TYPE" suffixes, which 1.x's custom key generators read from the table; a
+// downgrade to layout 1 (EightToSevenDowngradeHandler.downgradePartitionFields: the
+// table's getPartitionFieldProp) records them without the types, as 0.14 wrote them.
+// Without a writer field, or for another key generator, p is unchanged (as in Java).
+func WriterPartitionFields(p *props.Properties, from, to spec.TableVersion, writerField string) {
+	if strings.TrimSpace(writerField) == "" {
+		return
+	}
+	cls, _ := p.Get(keyKeyGenClass)
+	if cls == "" {
+		if t, _ := p.Get(keyKeyGenType); t != "" {
+			cls, _ = keygen.ClassOfType(t)
+		}
+	}
+	if t, ok := keygen.TypeOfClass(cls); !ok || t != keygen.TypeCustom {
+		return
+	}
+	switch before, after := timeline.LayoutOf(from).Version(), timeline.LayoutOf(to).Version(); {
+	case before == 1 && after == 2:
+		p.Set(keyPartitionFields, writerField)
+	case before == 2 && after == 1:
+		fields, _ := p.Get(keyPartitionFields)
+		var names []string
+		for _, f := range strings.Split(fields, ",") {
+			if f == "" {
+				continue
+			}
+			name, _, _ := strings.Cut(f, ":")
+			names = append(names, name)
+		}
+		p.Set(keyPartitionFields, strings.Join(names, ","))
+	}
 }

@@ -118,3 +118,35 @@ func TestPropertiesRoundTrip(t *testing.T) {
 		t.Errorf("got  %v\nwant %v", down.Map(), want)
 	}
 }
+
+// TestWriterPartitionFields pins SevenToEightUpgradeHandler.upgradePartitionFields and
+// EightToSevenDowngradeHandler.downgradePartitionFields: only a CUSTOM (or CUSTOM_AVRO)
+// key generator with the writer's partition path field set changes the table's partition
+// fields — to the writer's, types included, on upgrade; to the names alone on downgrade.
+func TestWriterPartitionFields(t *testing.T) {
+	const custom = "org.apache.hudi.keygen.CustomKeyGenerator"
+	cases := []struct {
+		name     string
+		in       map[string]string
+		from, to spec.TableVersion
+		writer   string
+		want     string
+	}{
+		{"upgrade custom", map[string]string{keyKeyGenClass: custom, keyPartitionFields: "region,ts"}, 6, 9, "region:SIMPLE,ts:TIMESTAMP", "region:SIMPLE,ts:TIMESTAMP"},
+		{"upgrade custom avro to 8", map[string]string{keyKeyGenClass: "org.apache.hudi.keygen.CustomAvroKeyGenerator", keyPartitionFields: "ts"}, 6, 8, "ts:TIMESTAMP", "ts:TIMESTAMP"},
+		{"upgrade custom without writer field", map[string]string{keyKeyGenClass: custom, keyPartitionFields: "region,ts"}, 6, 9, "", "region,ts"},
+		{"upgrade simple", map[string]string{keyKeyGenClass: "org.apache.hudi.keygen.SimpleKeyGenerator", keyPartitionFields: "region"}, 6, 9, "region:SIMPLE", "region"},
+		{"downgrade custom by type", map[string]string{keyKeyGenType: "CUSTOM", keyPartitionFields: "region:SIMPLE,ts:TIMESTAMP"}, 9, 6, "region:SIMPLE,ts:TIMESTAMP", "region,ts"},
+		{"downgrade custom without writer field", map[string]string{keyKeyGenClass: custom, keyPartitionFields: "region:SIMPLE"}, 9, 6, "", "region:SIMPLE"},
+		{"8 to 9 leaves them", map[string]string{keyKeyGenClass: custom, keyPartitionFields: "region:SIMPLE"}, 8, 9, "other:SIMPLE", "region:SIMPLE"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := propsOf(tc.in)
+			WriterPartitionFields(p, tc.from, tc.to, tc.writer)
+			if got, _ := p.Get(keyPartitionFields); got != tc.want {
+				t.Errorf("partition fields %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -55,7 +55,10 @@ type Options struct {
 	// downgradeFromLSMTimeline). The caller provides it (the archive service owns the
 	// entry encoding); without it such a downgrade is refused.
 	LegacyArchive func(ctx context.Context, archived []timeline.ArchivedInstant) error
-	Logger        *slog.Logger
+	// WriterPartitionPathField is the writer's hoodie.datasource.write.partitionpath.field
+	// ("" when not set): a CUSTOM key generator's partition fields (WriterPartitionFields).
+	WriterPartitionPathField string
+	Logger                   *slog.Logger
 }
 
 // Result says what Run did.
@@ -106,6 +109,7 @@ func Run(ctx context.Context, t *table.Table, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	WriterPartitionFields(newProps, from, to, o.WriterPartitionPathField)
 	st := t.Storage
 	oldLayout, newLayout := timeline.LayoutOf(from), timeline.LayoutOf(to)
 	oldDir, newDir := oldLayout.Dir(t.Config.TimelinePath()), newLayout.Dir(timeline.DefaultTimelineFolder)

@@ -648,6 +648,9 @@ func writeRules(t *table.Table, o Options, hasOrdering bool) (merge.Rules, error
 		if strings.EqualFold(m, table.MergeModeCustom) {
 			return merge.Rules{}, fmt.Errorf("table %s has %s=CUSTOM: record merger classes are %w", t.Config.Name(), table.KeyMergeMode, ErrUnsupported)
 		}
+		if _, err := t.Config.MergeRules(); err != nil { // refuses 1.x's partial updates
+			return merge.Rules{}, err
+		}
 		return merge.RulesFor(m, t.Config.PayloadClass(), hasOrdering)
 	}
 	return merge.RulesFor("", o.PayloadClass, hasOrdering)

@@ -22,7 +22,6 @@ import (
 	"github.com/hudi-go/hudi/internal/filegroup"
 	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/fsview"
-	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/table"
@@ -66,7 +65,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return err
 	}
-	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := t.Config.MergeRules()
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,6 @@ import (
 	"github.com/hudi-go/hudi/internal/format/cdc"
 	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/fsview"
-	"github.com/hudi-go/hudi/internal/merge"
 	"github.com/hudi-go/hudi/internal/schema"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/table"
@@ -438,7 +437,7 @@ func execute(ctx context.Context, t *table.Table, in timeline.Instant, o Options
 	if err != nil {
 		return nil, err
 	}
-	rules, err := merge.RulesFor(t.Config.MergeMode(), t.Config.PayloadClass(), len(t.Config.OrderingFields()) > 0)
+	rules, err := t.Config.MergeRules()
 	if err != nil {
 		return nil, err
 	}
