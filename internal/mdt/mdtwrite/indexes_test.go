@@ -92,17 +92,23 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 			writeFares(t, tb, "upsert", 2, []fareRow{{"k2", "sf", 3}, {"k4", "nyc", 10}, {"k5", "la", 21}}, settings)
 			mustValidate(t, dir, "upsert")
 			writeFares(t, tb, "delete", 3, []fareRow{{"k3", "la", 0}}, settings)
-			mustValidate(t, dir, "delete")
+			if v := mustValidate(t, dir, "delete"); v.ColumnStatsUnindexed != 0 {
+				t.Errorf("delete: %d base files without column stats", v.ColumnStatsUnindexed)
+			}
 			if typ == "mor" {
 				if _, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true, Settings: settings}); err != nil {
 					t.Fatal(err)
 				}
-				mustValidate(t, dir, "compaction")
+				if v := mustValidate(t, dir, "compaction"); v.ColumnStatsUnindexed != 0 {
+					t.Errorf("compaction: %d base files without column stats", v.ColumnStatsUnindexed)
+				}
 			}
 			if _, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true, Run: true, Settings: settings}); err != nil {
 				t.Fatal(err)
 			}
-			mustValidate(t, dir, "clustering")
+			if v := mustValidate(t, dir, "clustering"); v.ColumnStatsUnindexed != 0 {
+				t.Errorf("clustering: %d base files without column stats", v.ColumnStatsUnindexed)
+			}
 			res, err := tb.Clean(ctx, hudi.CleanOptions{Settings: settings})
 			if err != nil {
 				t.Fatal(err)
