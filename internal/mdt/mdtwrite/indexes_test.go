@@ -310,3 +310,39 @@ func TestBloomIndexUsesMetadata(t *testing.T) {
 		"hoodie.parquet.small.file.limit": "0"})
 	wantRows(t, dir, "upsert with empty filters in the metadata table", map[string]string{"k1": "sf", "k2": "la+la", "k3": "nyc", "k9": "nyc"})
 }
+
+// A restore to a savepoint keeps column_stats and bloom_filters in line with the table:
+// the metadata table, restored to the savepoint, would list the stats and filter of a file
+// a clean deleted after it (the clean's tombstones are rolled back); the restore's sync
+// deltacommit tombstones them.
+func TestRestoreKeepsIndexPartitions(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := tripsTable(t, "cow", 0, nil)
+	settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1",
+		"hoodie.clean.automatic": "false"}
+	for k, v := range withIndexes {
+		settings[k] = v
+	}
+	writeFares(t, tb, "upsert", 1, []fareRow{{"k1", "sf", 1}, {"k2", "la", 20}}, settings)
+	writeFares(t, tb, "upsert", 2, []fareRow{{"k1", "sf", 2}}, settings)
+	sp := lastCommit(t, dir)
+	if _, err := tb.Savepoint(ctx, hudi.SavepointCreate, sp, hudi.SavepointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFares(t, tb, "upsert", 3, []fareRow{{"k2", "la", 21}}, settings)
+	res, err := tb.Clean(ctx, hudi.CleanOptions{Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil || res.FilesDeleted == 0 {
+		t.Fatalf("the clean deleted nothing: %+v", res)
+	}
+	mustValidate(t, dir, "clean")
+	if _, err := tb.Savepoint(ctx, hudi.SavepointRestore, sp, hudi.SavepointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := metadataPartitions(t, dir); got != "bloom_filters,column_stats,files" {
+		t.Fatalf("after the restore hoodie.table.metadata.partitions = %q", got)
+	}
+	mustValidate(t, dir, "restore")
+}

@@ -74,8 +74,13 @@ func (w *Writer) restore(ctx context.Context, cfg *table.Config, version spec.Ta
 	if err != nil {
 		return err
 	}
+	byPartition, err := w.restoreIndexRecords(ctx, cfg, rs, recs)
+	if err != nil {
+		return err
+	}
+	byPartition[mdt.PartitionFiles] = recs
 	sync := spec.InstantTime(string(ct.NewInstantTime(tl)) + suffixRestore)
-	if err := w.deltaCommit(ctx, version, sync, map[string][]*mdt.Record{mdt.PartitionFiles: recs}); err != nil {
+	if err := w.deltaCommit(ctx, version, sync, byPartition); err != nil {
 		return fmt.Errorf("metadata table: sync after restore %s: %w", rs, err)
 	}
 	return nil
