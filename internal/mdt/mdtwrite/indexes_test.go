@@ -67,7 +67,8 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			tb, dir := tripsTable(t, typ, 0, nil)
-			settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1", "hoodie.clean.automatic": "false"}
+			settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1", "hoodie.clean.automatic": "false",
+				"hoodie.metadata.compact.max.delta.commits": "3"}
 			for k, v := range withIndexes {
 				settings[k] = v
 			}
@@ -123,6 +124,9 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustValidate(t, dir, "rollback of the last upsert")
+			if n := mdtCompactions(t, dir); n == 0 {
+				t.Error("the metadata table was never compacted (hoodie.metadata.compact.max.delta.commits=3)")
+			}
 		})
 	}
 }
@@ -345,4 +349,10 @@ func TestRestoreKeepsIndexPartitions(t *testing.T) {
 		t.Fatalf("after the restore hoodie.table.metadata.partitions = %q", got)
 	}
 	mustValidate(t, dir, "restore")
+}
+
+func mdtCompactions(t *testing.T, dir string) int {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "*001.commit"))
+	return len(m)
 }
