@@ -79,7 +79,7 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 			for _, c := range []struct {
 				glob string
 				n    int
-			}{{"column_stats/.column-stats-000*-0_00000000000000011.log.1_0-0-0", 2}, {"bloom_filters/.bloom-filters-000*-0_00000000000000012.log.1_0-0-0", 4}} {
+			}{{"column_stats/.col-stats-000*-0_00000000000000011.log.1_0-0-0", 2}, {"bloom_filters/.bloom-filters-000*-0_00000000000000012.log.1_0-0-0", 4}} {
 				if m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", c.glob)); len(m) != c.n {
 					t.Errorf("%d initial log files %s, want %d", len(m), c.glob, c.n)
 				}
@@ -145,7 +145,7 @@ func TestIndexPartitionsBuiltOnExistingTable(t *testing.T) {
 	if got := metadataPartitions(t, dir); got != "bloom_filters,column_stats,files" {
 		t.Fatalf("hoodie.table.metadata.partitions = %q", got)
 	}
-	for _, g := range []string{"column_stats/column-stats-*_*010.hfile", "bloom_filters/bloom-filters-*_*011.hfile"} {
+	for _, g := range []string{"column_stats/col-stats-*_*010.hfile", "bloom_filters/bloom-filters-*_*011.hfile"} {
 		if m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", g)); len(m) == 0 {
 			t.Errorf("no base file %s at its initialization instant", g)
 		}
