@@ -93,8 +93,18 @@ func (t *Table) readSlicePrefixes(ctx context.Context, sl fsview.FileSlice, pref
 			}
 		}
 	}
+	if err := overlayLogRecords(out, logRecs, match); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// overlayLogRecords merges a slice's log records (those keep accepts; nil: all) over its
+// base file's records in out: a log record combines with the base record of its key, a
+// delete removes it.
+func overlayLogRecords(out, logRecs map[string]*Record, keep func(string) bool) error {
 	for k, lr := range logRecs {
-		if !match(k) {
+		if keep != nil && !keep(k) {
 			continue
 		}
 		br, ok := out[k]
@@ -106,7 +116,7 @@ func (t *Table) readSlicePrefixes(ctx context.Context, sl fsview.FileSlice, pref
 		}
 		merged, err := combine(br, lr)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if merged.Deleted {
 			delete(out, k)
@@ -114,7 +124,7 @@ func (t *Table) readSlicePrefixes(ctx context.Context, sl fsview.FileSlice, pref
 			out[k] = merged
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ReadColumnStatsOf returns the live column_stats records of the given columns in the
