@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/internal/benchdata"
 	"github.com/hudi-go/hudi/internal/expr"
+	"github.com/hudi-go/hudi/internal/mdt/mdtwrite"
 	"github.com/hudi-go/hudi/internal/read"
 	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/storage/local"
@@ -777,6 +779,83 @@ func w3MOR(r *runner) error {
 
 // ---------------------------------------------------------------------------------- W4
 
+// w4DataSkipping compares a filtered scan with data skipping (hoodie.enable.data.skipping:
+// file slices pruned by the column_stats partition hudi-go wrote) against the same scan
+// without, on a copy of the partitioned base table whose metadata table gets column_stats
+// (built from the listing, as enabling hoodie.metadata.index.column.stats.enable on the
+// table would). The filter is on ts only (the latest 10%), so partition pruning keeps
+// every partition and only the stats can prune.
+func (r *runner) w4DataSkipping(base string, n int) error {
+	ctx := r.ctx
+	dir := filepath.Join(r.dir, "bases", filepath.Base(base)+"-colstats")
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+			return fmt.Errorf("copy the base table: %w", err)
+		}
+		st := local.New(dir)
+		t, err := table.Open(ctx, st)
+		if err != nil {
+			return err
+		}
+		mw, err := mdtwrite.New(st, mdtwrite.Options{ColumnStats: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return err
+		}
+		if _, err := mw.Prepare(ctx, t); err != nil {
+			return fmt.Errorf("build column_stats: %w", err)
+		}
+	}
+	from := benchdata.TripsTs(n * 9 / 10)
+	filter := fmt.Sprintf("ts >= %d", from)
+	skip := map[string]string{"hoodie.enable.data.skipping": "true"}
+	var want int64
+	var note string
+	check := func() (string, error) {
+		a, err := hudiScanSum(ctx, dir, hudi.ScanOptions{Filter: filter, Settings: skip})
+		if err != nil {
+			return "", err
+		}
+		b, err := hudiScanSum(ctx, dir, hudi.ScanOptions{Filter: filter})
+		if err != nil {
+			return "", err
+		}
+		if a.rows != b.rows || math.Abs(a.fare-b.fare) > 0.01 || a.rows == 0 {
+			return "", fmt.Errorf("with data skipping %+v, without %+v", a, b)
+		}
+		want = a.rows
+		tb, err := table.Open(ctx, local.New(dir))
+		if err != nil {
+			return "", err
+		}
+		f, err := expr.Parse(filter)
+		if err != nil {
+			return "", err
+		}
+		sc, err := read.Plan(ctx, tb, read.Options{Filter: f, DataSkipping: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return "", err
+		}
+		ds := sc.DataSkipping()
+		if !ds.Used || ds.Pruned == 0 {
+			return "", fmt.Errorf("data skipping pruned nothing (used %v: %s)", ds.Used, ds.Reason)
+		}
+		note = fmt.Sprintf("column_stats prunes %d of %d file slices; %d rows match both ways", ds.Pruned, ds.Slices, a.rows)
+		return note, nil
+	}
+	scan := func(settings map[string]string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			s, err := hudiScanSum(ctx, dir, hudi.ScanOptions{Filter: filter, Settings: settings})
+			if err == nil && s.rows != want {
+				err = fmt.Errorf("scan returned %d rows, want %d", s.rows, want)
+			}
+			return err
+		}
+	}
+	return r.compare("filtered scan (ts) with column_stats skipping", n, []string{"(pruning: <1 is good)"}, check,
+		side{name: "hudi-go data skipping", run: scan(skip)},
+		side{name: "hudi-go without skipping", run: scan(nil)})
+}
+
 // latestFiles plans a scan and returns the base files it would read.
 func latestFiles(ctx context.Context, dir string, filter string) ([]string, error) {
 	tb, err := table.Open(ctx, local.New(dir))
@@ -897,6 +976,9 @@ func w4Scan(r *runner) error {
 	if err := r.compare("filtered scan (partition + ts stats)", n, []string{"(pruning: <1 is good)"}, check,
 		side{name: "hudi-go filtered scan", run: func(ctx context.Context) error { return scanHudi(tbl, filter, want)(ctx) }},
 		side{name: "arrow-go read+filter kept files", run: func(ctx context.Context) error { _, err := arrowSum(ctx, pruned, keep); return err }}); err != nil {
+		return err
+	}
+	if err := r.w4DataSkipping(tbl, n); err != nil {
 		return err
 	}
 	if !r.cfg.Scaling {

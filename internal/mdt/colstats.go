@@ -402,6 +402,11 @@ func (t *Table) ReadColumnStats(ctx context.Context, partitions []string) (Colum
 	if err != nil {
 		return nil, err
 	}
+	return columnStatsByFile(recs, partitions)
+}
+
+// columnStatsByFile groups the live column_stats records recs of the given partitions.
+func columnStatsByFile(recs map[string]*Record, partitions []string) (ColumnStatsByFile, error) {
 	byHash := make(map[string]string, len(partitions))
 	for _, p := range partitions {
 		byHash[javaBase64.EncodeToString(hash64(ColumnStatsPartitionID(p)))] = p

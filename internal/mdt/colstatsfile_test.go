@@ -142,3 +142,58 @@ func computeStats(t *testing.T, path, name string, columns []string) map[string]
 	}
 	return out
 }
+
+// TestColumnStatsPrefixLookupLikeFullRead: reading a column's stats by key prefix
+// (ReadColumnStatsOf: base HFiles seeked, log blocks filtered) gives, column by column,
+// the records of a full read of the partition, on Spark fixtures whose column_stats has
+// base files and log files (several file groups).
+func TestColumnStatsPrefixLookupLikeFullRead(t *testing.T) {
+	ctx := context.Background()
+	ids := []string{"trips-mor-avro/v8_trips_8i3u1d", "mor-avro/v9_txns_complex_meta"}
+	if raceEnabled {
+		ids = ids[1:] // base HFiles and log files in two file groups
+	}
+	for _, id := range ids {
+		m, err := mdt.Open(ctx, local.New(testutil.Table(t, id)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := m.Partitions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := m.ReadColumnStats(ctx, parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byColumn := map[string]mdt.ColumnStatsByFile{}
+		for p, files := range all {
+			for f, cols := range files {
+				for c, cs := range cols {
+					if byColumn[c] == nil {
+						byColumn[c] = mdt.ColumnStatsByFile{}
+					}
+					if byColumn[c][p] == nil {
+						byColumn[c][p] = map[string]map[string]*mdt.ColumnStats{}
+					}
+					byColumn[c][p][f] = map[string]*mdt.ColumnStats{c: cs}
+				}
+			}
+		}
+		if len(byColumn) == 0 {
+			t.Fatalf("%s: no column stats", id)
+		}
+		for c, want := range byColumn {
+			got, err := m.ReadColumnStatsOf(ctx, parts, []string{c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: column %s: the prefix lookup gives %d partitions, the full read %d", id, c, len(got), len(want))
+			}
+		}
+		if got, err := m.ReadColumnStatsOf(ctx, parts, []string{"no_such_column"}); err != nil || len(got) != 0 {
+			t.Errorf("%s: an unindexed column gives %v, %v", id, got, err)
+		}
+	}
+}

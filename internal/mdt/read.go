@@ -65,23 +65,8 @@ func (t *Table) readSlice(ctx context.Context, slice fsview.FileSlice, keys []st
 			return nil, err
 		}
 	}
-	for k, lr := range logRecs {
-		br, ok := out[k]
-		if !ok {
-			if !lr.Deleted {
-				out[k] = lr
-			}
-			continue
-		}
-		merged, err := combine(br, lr)
-		if err != nil {
-			return nil, err
-		}
-		if merged.Deleted {
-			delete(out, k)
-		} else {
-			out[k] = merged
-		}
+	if err := overlayLogRecords(out, logRecs, nil); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

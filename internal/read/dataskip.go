@@ -77,7 +77,14 @@ func (s *Scan) skipByColumnStats(ctx context.Context, t *table.Table, full *arro
 			parts = append(parts, sl.Partition)
 		}
 	}
-	stats, err := m.ReadColumnStats(ctx, parts)
+	// Only the filter's columns are read (Java's per-column prefix lookup).
+	var columns []string
+	for _, col := range s.opts.Filter.Columns() {
+		if i := schema.FieldIndex(full, col); i >= 0 && !strings.Contains(col, ".") && !slices.Contains(columns, full.Field(i).Name) {
+			columns = append(columns, full.Field(i).Name)
+		}
+	}
+	stats, err := m.ReadColumnStatsOf(ctx, parts, columns)
 	if err != nil {
 		return fmt.Errorf("data skipping: %w", err)
 	}

@@ -272,9 +272,15 @@ func (w *Writer) createTable(ctx context.Context, t *table.Table) error {
 }
 
 // fileGroupID is the file ID of a metadata partition's file group index
-// (HoodieTableMetadataUtil.getFileIDForFileGroup: prefix, 4-digit index, "-0").
+// (HoodieTableMetadataUtil.getFileIDForFileGroup: the partition type's file ID prefix,
+// 4-digit index, "-0"). MetadataPartitionType's prefixes: files-, col-stats-,
+// bloom-filters-, record-index- (Spark's column_stats file groups are col-stats-NNNN-0).
 func fileGroupID(partition string, index int) spec.FileID {
-	return spec.FileID(fmt.Sprintf("%s-%04d-0", strings.ReplaceAll(partition, "_", "-"), index))
+	prefix := strings.ReplaceAll(partition, "_", "-")
+	if partition == mdt.PartitionColumnStats {
+		prefix = "col-stats"
+	}
+	return spec.FileID(fmt.Sprintf("%s-%04d-0", prefix, index))
 }
 
 // initFileGroups starts count file groups of a metadata partition as Java's

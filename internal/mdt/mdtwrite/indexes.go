@@ -32,7 +32,8 @@ import (
 //   - a rollback adds nothing: the records of the instant it rolled back go with that
 //     instant's metadata deltacommit (Java passes only the appended log files, which have
 //     neither a footer nor new records);
-//   - a restore rebuilds the metadata table (restore.go), and so these partitions.
+//   - a restore that keeps the metadata table syncs these partitions with the files
+//     partition (restoreIndexRecords); one that deletes it rebuilds them.
 // The columns indexed are hoodie.metadata.index.column.stats.column.list, or when it is
 // empty every top-level field of the commit's writer schema (extraMetadata "schema") with
 // the meta fields first when the table populates them (getColumnsToIndex, addMetadataFields);
@@ -355,4 +356,75 @@ func (w *Writer) addMissingIndexes(ctx context.Context, t *table.Table) (*table.
 		}
 	}
 	return t, nil
+}
+
+// restoreIndexRecords are the column_stats and bloom_filters records that go with the
+// files-partition records of a restore's sync (restoreSyncRecords): the metadata table,
+// restored to the savepoint, has the live records of Parquet files a clean after the
+// savepoint deleted (the clean's tombstones were rolled back with it), so each Parquet file
+// the sync deletes gets its tombstones, and each it adds its stats and filter.
+// UNVERIFIED: Java 0.14 rebuilds rather than syncs these partitions (hudi-go's restore of
+// the metadata table is described in restore).
+func (w *Writer) restoreIndexRecords(ctx context.Context, cfg *table.Config, rs spec.InstantTime, files []*mdt.Record) (map[string][]*mdt.Record, error) {
+	out := map[string][]*mdt.Record{}
+	stats, blooms := hasPartition(cfg, mdt.PartitionColumnStats), hasPartition(cfg, mdt.PartitionBloomFilters)
+	if !stats && !blooms {
+		return out, nil
+	}
+	var columns []string
+	if stats {
+		t, err := table.Open(ctx, w.st)
+		if err != nil {
+			return nil, err
+		}
+		s, err := t.SchemaAt(ctx, "")
+		if err != nil {
+			return nil, fmt.Errorf("column stats: table schema: %w", err)
+		}
+		if columns, err = w.columnsToIndex(s, cfg.PopulateMetaFields()); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range files {
+		if r.Type != mdt.TypeFileList {
+			continue
+		}
+		partition := r.Key
+		if partition == mdt.NonPartitionedName {
+			partition = ""
+		}
+		for _, name := range sortedKeys(r.Files) {
+			if !strings.HasSuffix(name, ".parquet") {
+				continue
+			}
+			if r.Files[name].IsDeleted {
+				for _, col := range columns {
+					out[mdt.PartitionColumnStats] = append(out[mdt.PartitionColumnStats], mdt.ColumnStatsRecord(partition, mdt.ColumnStatsTombstone(name, col)))
+				}
+				if blooms {
+					out[mdt.PartitionBloomFilters] = append(out[mdt.PartitionBloomFilters],
+						mdt.BloomFilterRecord(partition, name, &mdt.BloomFilterInfo{Timestamp: string(rs), Filter: []byte{}, IsDeleted: true}))
+				}
+				continue
+			}
+			p := storage.Join(partition, name)
+			if len(columns) > 0 {
+				recs, err := fileColumnStats(ctx, w.st, partition, p, columns)
+				if err != nil {
+					return nil, err
+				}
+				out[mdt.PartitionColumnStats] = append(out[mdt.PartitionColumnStats], recs...)
+			}
+			if blooms {
+				r, err := w.fileBloomFilter(ctx, partition, p, rs)
+				if err != nil {
+					return nil, err
+				}
+				if r != nil {
+					out[mdt.PartitionBloomFilters] = append(out[mdt.PartitionBloomFilters], r)
+				}
+			}
+		}
+	}
+	return out, nil
 }

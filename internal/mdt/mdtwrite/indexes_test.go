@@ -59,15 +59,17 @@ type fareRow struct {
 // clustering, a clean and a rollback: after each step Validate compares every record with
 // the stats and filters of the files.
 //
-// Under -race only merge-on-read runs (testutil.RaceSample); scripts/test runs both without.
+// Not under -race (testutil.RaceSample: ~11 s there; the other tests of this file take the
+// same paths under it); scripts/test runs it without.
 func TestIndexPartitionsKeptByWrites(t *testing.T) {
 	for i, typ := range []string{"mor", "cow"} {
 		t.Run(typ, func(t *testing.T) {
-			testutil.RaceSample(t, i)
+			testutil.RaceSample(t, i+1)
 			t.Parallel()
 			ctx := context.Background()
 			tb, dir := tripsTable(t, typ, 0, nil)
-			settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1", "hoodie.clean.automatic": "false"}
+			settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1", "hoodie.clean.automatic": "false",
+				"hoodie.metadata.compact.max.delta.commits": "3"}
 			for k, v := range withIndexes {
 				settings[k] = v
 			}
@@ -78,7 +80,7 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 			for _, c := range []struct {
 				glob string
 				n    int
-			}{{"column_stats/.column-stats-000*-0_00000000000000011.log.1_0-0-0", 2}, {"bloom_filters/.bloom-filters-000*-0_00000000000000012.log.1_0-0-0", 4}} {
+			}{{"column_stats/.col-stats-000*-0_00000000000000011.log.1_0-0-0", 2}, {"bloom_filters/.bloom-filters-000*-0_00000000000000012.log.1_0-0-0", 4}} {
 				if m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", c.glob)); len(m) != c.n {
 					t.Errorf("%d initial log files %s, want %d", len(m), c.glob, c.n)
 				}
@@ -92,17 +94,23 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 			writeFares(t, tb, "upsert", 2, []fareRow{{"k2", "sf", 3}, {"k4", "nyc", 10}, {"k5", "la", 21}}, settings)
 			mustValidate(t, dir, "upsert")
 			writeFares(t, tb, "delete", 3, []fareRow{{"k3", "la", 0}}, settings)
-			mustValidate(t, dir, "delete")
+			if v := mustValidate(t, dir, "delete"); v.ColumnStatsUnindexed != 0 {
+				t.Errorf("delete: %d base files without column stats", v.ColumnStatsUnindexed)
+			}
 			if typ == "mor" {
 				if _, err := tb.Compact(ctx, hudi.CompactOptions{Schedule: true, Run: true, Settings: settings}); err != nil {
 					t.Fatal(err)
 				}
-				mustValidate(t, dir, "compaction")
+				if v := mustValidate(t, dir, "compaction"); v.ColumnStatsUnindexed != 0 {
+					t.Errorf("compaction: %d base files without column stats", v.ColumnStatsUnindexed)
+				}
 			}
 			if _, err := tb.Cluster(ctx, hudi.ClusterOptions{Schedule: true, Run: true, Settings: settings}); err != nil {
 				t.Fatal(err)
 			}
-			mustValidate(t, dir, "clustering")
+			if v := mustValidate(t, dir, "clustering"); v.ColumnStatsUnindexed != 0 {
+				t.Errorf("clustering: %d base files without column stats", v.ColumnStatsUnindexed)
+			}
 			res, err := tb.Clean(ctx, hudi.CleanOptions{Settings: settings})
 			if err != nil {
 				t.Fatal(err)
@@ -117,6 +125,9 @@ func TestIndexPartitionsKeptByWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustValidate(t, dir, "rollback of the last upsert")
+			if n := mdtCompactions(t, dir); n == 0 {
+				t.Error("the metadata table was never compacted (hoodie.metadata.compact.max.delta.commits=3)")
+			}
 		})
 	}
 }
@@ -135,7 +146,7 @@ func TestIndexPartitionsBuiltOnExistingTable(t *testing.T) {
 	if got := metadataPartitions(t, dir); got != "bloom_filters,column_stats,files" {
 		t.Fatalf("hoodie.table.metadata.partitions = %q", got)
 	}
-	for _, g := range []string{"column_stats/column-stats-*_*010.hfile", "bloom_filters/bloom-filters-*_*011.hfile"} {
+	for _, g := range []string{"column_stats/col-stats-*_*010.hfile", "bloom_filters/bloom-filters-*_*011.hfile"} {
 		if m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", g)); len(m) == 0 {
 			t.Errorf("no base file %s at its initialization instant", g)
 		}
@@ -303,4 +314,46 @@ func TestBloomIndexUsesMetadata(t *testing.T) {
 	writeFares(t, tb, "upsert", 4, []fareRow{{"k2", "la", 27}}, map[string]string{"hoodie.index.type": "BLOOM", "hoodie.bloom.index.use.metadata": "true",
 		"hoodie.parquet.small.file.limit": "0"})
 	wantRows(t, dir, "upsert with empty filters in the metadata table", map[string]string{"k1": "sf", "k2": "la+la", "k3": "nyc", "k9": "nyc"})
+}
+
+// A restore to a savepoint keeps column_stats and bloom_filters in line with the table:
+// the metadata table, restored to the savepoint, would list the stats and filter of a file
+// a clean deleted after it (the clean's tombstones are rolled back); the restore's sync
+// deltacommit tombstones them.
+func TestRestoreKeepsIndexPartitions(t *testing.T) {
+	ctx := context.Background()
+	tb, dir := tripsTable(t, "cow", 0, nil)
+	settings := map[string]string{"hoodie.cleaner.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.cleaner.fileversions.retained": "1",
+		"hoodie.clean.automatic": "false"}
+	for k, v := range withIndexes {
+		settings[k] = v
+	}
+	writeFares(t, tb, "upsert", 1, []fareRow{{"k1", "sf", 1}, {"k2", "la", 20}}, settings)
+	writeFares(t, tb, "upsert", 2, []fareRow{{"k1", "sf", 2}}, settings)
+	sp := lastCommit(t, dir)
+	if _, err := tb.Savepoint(ctx, hudi.SavepointCreate, sp, hudi.SavepointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFares(t, tb, "upsert", 3, []fareRow{{"k2", "la", 21}}, settings)
+	res, err := tb.Clean(ctx, hudi.CleanOptions{Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil || res.FilesDeleted == 0 {
+		t.Fatalf("the clean deleted nothing: %+v", res)
+	}
+	mustValidate(t, dir, "clean")
+	if _, err := tb.Savepoint(ctx, hudi.SavepointRestore, sp, hudi.SavepointOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := metadataPartitions(t, dir); got != "bloom_filters,column_stats,files" {
+		t.Fatalf("after the restore hoodie.table.metadata.partitions = %q", got)
+	}
+	mustValidate(t, dir, "restore")
+}
+
+func mdtCompactions(t *testing.T, dir string) int {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, ".hoodie", "metadata", ".hoodie", "*001.commit"))
+	return len(m)
 }

@@ -74,6 +74,11 @@ func (w *Writer) restore(ctx context.Context, cfg *table.Config, version spec.Ta
 	if err != nil {
 		return err
 	}
+	byPartition, err := w.restoreIndexRecords(ctx, cfg, rs, recs)
+	if err != nil {
+		return err
+	}
+	byPartition[mdt.PartitionFiles] = recs
 	sync := spec.InstantTime(string(ct.NewInstantTime(tl)) + suffixRestore)
 	if tl.Layout.CompletionTimes() {
 		// Hudi 1.x: a new instant time (createRestoreInstantTime), valid to readers as a
@@ -84,7 +89,7 @@ func (w *Writer) restore(ctx context.Context, cfg *table.Config, version spec.Ta
 		}
 		sync = w.serviceInstant(tl, dtl)
 	}
-	if err := w.deltaCommit(ctx, version, sync, map[string][]*mdt.Record{mdt.PartitionFiles: recs}); err != nil {
+	if err := w.deltaCommit(ctx, version, sync, byPartition); err != nil {
 		return fmt.Errorf("metadata table: sync after restore %s: %w", rs, err)
 	}
 	return nil

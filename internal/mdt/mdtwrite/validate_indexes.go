@@ -21,8 +21,9 @@ import (
 //     each indexed column it holds, equal field by field to the stats of its footer (the
 //     indexed columns: those of any live record, since the column list is a write
 //     setting). A file without any is counted, not reported: Java indexes nothing for a
-//     commit whose metadata has no writer schema (Spark 1.x's DELETE commits, in the
-//     fixtures);
+//     commit whose metadata has no writer schema, and Spark's Hudi 1.x left the base file
+//     of a DELETE_PREPPED commit without records (cow/v9_timebasedkeygen_nonhivestyle; its
+//     commit has a schema: why is not established);
 //   - every log file with records has them equal to the stats of its data blocks (a log
 //     file may have none: Java indexes no log file when it builds the partition);
 //   - no live record names a Parquet file that is not on storage (a clean leaves
