@@ -185,7 +185,14 @@ func TestVersionNineTablesKeepMetadataTable(t *testing.T) {
 		typ     string
 	}{{9, "mor"}, {9, "cow"}, {8, "mor"}} {
 		t.Run(fmt.Sprintf("v%d_%s", tc.version, tc.typ), func(t *testing.T) {
-			testutil.RaceSample(t, i)
+			if testutil.Race {
+				// ~9 s a case under -race; its code paths run under -race in
+				// TestServicesOnSparkTablesLayoutTwo, TestUpgradeWriteKeepsMetadataTable
+				// and TestMetadataInstantsLikeSpark, and scripts/test runs it whole
+				// without -race.
+				t.Skip("runs in scripts/test's no-race phase")
+			}
+			_ = i
 			dir := filepath.Join(t.TempDir(), "t")
 			tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{TableVersion: tc.version, Type: tc.typ, Name: "t", RecordKeyFields: []string{"id"},
 				PartitionFields: []string{"p"}, PrecombineField: "ts", Schema: "id STRING, ts BIGINT, v STRING, p STRING",
