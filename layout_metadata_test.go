@@ -438,3 +438,36 @@ func decodeCommitFile(t *testing.T, p string) *commitmeta.CommitMetadata {
 	}
 	return m
 }
+
+// A record index Spark's index definitions mark as partitioned (Hudi 1.1's
+// "isPartitioned": "true") is not hudi-go's global one: it is dropped with the others.
+func TestLayoutTwoDropsPartitionedRecordIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Table(t, "cow/v9_txns_simple_meta")
+	defs := filepath.Join(dir, ".hoodie", ".index_defs", "index.json")
+	b, err := os.ReadFile(defs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"isPartitioned" : "false"`, `"isPartitioned" : "true"`, 1)
+	if edited == string(b) {
+		t.Fatal("the fixture's record index definition has no isPartitioned")
+	}
+	if err := os.WriteFile(defs, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := hudi.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Clean(ctx, hudi.CleanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(metadataPartitionsOf(t, dir), ","); got != "files" {
+		t.Errorf("hoodie.table.metadata.partitions=%s, want files", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".hoodie", "metadata", "record_index")); !os.IsNotExist(err) {
+		t.Errorf("record_index still there (%v)", err)
+	}
+	checkMetadataTable(t, dir, "after the clean", []string{"files"})
+}
