@@ -17,8 +17,10 @@ import (
 	"github.com/hudi-go/hudi"
 	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/format/props"
+	"github.com/hudi-go/hudi/internal/mdt"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/testutil"
+	"github.com/hudi-go/hudi/storage/local"
 )
 
 // metadataPartitionsOf reads hoodie.table.metadata.partitions of the table at dir.
@@ -64,6 +66,14 @@ func checkMetadataTable(t *testing.T, dir, step string, want []string) {
 	}
 	if !v.OK() {
 		t.Fatalf("%s: the metadata table differs from storage:\n%s", step, strings.Join(v.Differences, "\n"))
+	}
+	// Current: readers and writers plan from it (table.Files), not from a listing.
+	m, err := mdt.Open(context.Background(), local.New(dir))
+	if err != nil {
+		t.Fatalf("%s: open the metadata table: %v", step, err)
+	}
+	if err := m.CheckCurrent(); err != nil {
+		t.Fatalf("%s: %v", step, err)
 	}
 	mdtDir := filepath.Join(dir, ".hoodie", "metadata")
 	if tb.Version() >= 8 {
