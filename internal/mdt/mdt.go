@@ -348,12 +348,46 @@ func (t *Table) CheckCurrent() error {
 			from = first.Time
 		}
 	}
+	// A completed restore of the metadata table followed by a completed deltacommit (the
+	// sync that makes the files partition equal a listing of the restored data table)
+	// covers every data instant before the restore: the data cleans after the savepoint
+	// keep their instants, whose deltacommits the restore rolled back.
+	var restored spec.InstantTime
+	for _, in := range t.Timeline.Instants {
+		switch {
+		case in.Action == spec.ActionRestore && in.IsCompleted():
+			restored = in.Time
+		case in.Action == spec.ActionDeltaCommit && in.IsCompleted() && restored != "" && restored.Compare(in.Time) < 0 && from.Compare(restored) < 0:
+			from = restored
+		}
+	}
+	// On layout 2 the files partition is initialized at 00000000000000000 (Hudi 1.x),
+	// whatever the data timeline holds: it lists the data instants that completed before
+	// its initialization completed, which therefore have no deltacommit of their own.
+	var initDone spec.InstantTime
+	if t.Timeline.Layout.CompletionTimes() {
+		for _, in := range t.Timeline.Instants {
+			if in.Action == spec.ActionDeltaCommit && in.IsCompleted() && strings.HasPrefix(string(in.Time), soloCommitTimestamp) {
+				initDone = in.Completion
+				break
+			}
+		}
+	}
 	for _, in := range t.DataTimeline.Instants {
 		if !in.IsCompleted() || in.Time.Compare(from) <= 0 {
 			continue
 		}
+		if initDone != "" && in.Completion != "" && in.Completion.Compare(initDone) <= 0 {
+			continue
+		}
 		switch in.Action {
-		case spec.ActionCommit, spec.ActionDeltaCommit, spec.ActionReplaceCommit, spec.ActionClean, spec.ActionRollback:
+		case spec.ActionCommit, spec.ActionDeltaCommit, spec.ActionReplaceCommit, spec.ActionClean:
+		case spec.ActionRollback:
+			if t.Timeline.Layout.LogFilesPerWrite() {
+				// Hudi 1.x writes no deltacommit for a rollback: it rolls back the
+				// deltacommit of the instant rolled back, if there was one.
+				continue
+			}
 		default:
 			continue
 		}

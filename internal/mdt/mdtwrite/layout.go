@@ -2,6 +2,7 @@ package mdtwrite
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -84,9 +85,15 @@ func (w *Writer) dropUnmaintained(ctx context.Context, t *table.Table) (*table.T
 		return nil, err
 	}
 	inflight := list(cfg.Props, table.KeyMetadataPartitionsInflight)
+	partitioned, err := w.partitionedRecordIndex(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	var keep, drop []string
 	for _, p := range cfg.MetadataPartitions() {
-		if slices.Contains(maintained, p) {
+		if p == mdt.PartitionRecordIndex && partitioned {
+			drop = append(drop, p) // Hudi 1.1's partitioned record index: not hudi-go's global one
+		} else if slices.Contains(maintained, p) {
 			keep = append(keep, p)
 		} else {
 			drop = append(drop, p)
@@ -167,4 +174,37 @@ func bulkOperation(v spec.TableVersion) string {
 		return "BULK_INSERT_PREPPED"
 	}
 	return "BULK_INSERT"
+}
+
+// partitionedRecordIndex reports whether the table's index definitions
+// (hoodie.table.index.defs.path) mark its record index as partitioned (Hudi 1.1's
+// "isPartitioned": file groups per data partition, keys unique within a partition), which
+// hudi-go does not maintain: its record index is the global one.
+func (w *Writer) partitionedRecordIndex(ctx context.Context, cfg *table.Config) (bool, error) {
+	p, _ := cfg.Props.Get("hoodie.table.index.defs.path")
+	if p == "" {
+		return false, nil
+	}
+	b, err := w.st.ReadFile(ctx, p)
+	if errors.Is(err, storage.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("index definitions: %w", err)
+	}
+	var defs struct {
+		IndexDefinitions map[string]struct {
+			IndexType    string            `json:"indexType"`
+			IndexOptions map[string]string `json:"indexOptions"`
+		} `json:"indexDefinitions"`
+	}
+	if err := json.Unmarshal(b, &defs); err != nil {
+		return false, fmt.Errorf("index definitions %s: %w", p, err)
+	}
+	for _, d := range defs.IndexDefinitions {
+		if d.IndexType == mdt.PartitionRecordIndex && strings.EqualFold(d.IndexOptions["isPartitioned"], "true") {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -292,6 +292,16 @@ func (w *Writer) Update(ctx context.Context, u table.MetadataUpdate) error {
 	default:
 		return fmt.Errorf("metadata update of %s names no instant metadata", u.Instant)
 	}
+	if u.Rollback != nil && timeline.LayoutOf(version).LogFilesPerWrite() {
+		// Hudi 1.x records a rollback in the metadata table only by rolling back the
+		// deltacommit of the instant it rolled back (update(HoodieRollbackMetadata) in
+		// apache/hudi master writes no deltacommit): a layout-2 rollback deletes the
+		// failed write's own files, which only that deltacommit listed, and appends no
+		// command blocks whose log files would need listing. A deltacommit at the
+		// rollback's instant would also share its instant time with the metadata
+		// rollback below.
+		return w.rollbackDeltaCommit(ctx, version, u.Instant, u.Rollback)
+	}
 	if err := w.deltaCommit(ctx, version, u.Instant, recs); err != nil {
 		return err
 	}
