@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -480,4 +481,32 @@ func TestLayoutTwoDropsPartitionedRecordIndex(t *testing.T) {
 		t.Errorf("record_index still there (%v)", err)
 	}
 	checkMetadataTable(t, dir, "after the clean", []string{"files"})
+}
+
+// hudi-go writes column_stats and bloom_filters as Hudi 0.14 lays them out and keeps only
+// files and record_index on a version 8/9 metadata table: asking for the other two there
+// is refused before anything is written, not accepted and dropped again by the next write.
+func TestIndexPartitionsRefusedOnLayoutTwo(t *testing.T) {
+	ctx := context.Background()
+	for _, key := range []string{"hoodie.metadata.index.column.stats.enable", "hoodie.metadata.index.bloom.filter.enable"} {
+		t.Run(key, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "t")
+			tb, err := hudi.Create(ctx, dir, hudi.CreateOptions{TableVersion: 9, Name: "t", RecordKeyFields: []string{"id"},
+				PrecombineField: "ts", Schema: "id STRING, ts BIGINT"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = tb.Write(ctx, batchesOf(t, tb, []row{{"id": "a", "ts": int64(1)}}),
+				hudi.WriteOptions{Operation: "upsert", Settings: map[string]string{key: "true"}})
+			if !errors.Is(err, hudi.ErrUnsupported) || !strings.Contains(err.Error(), key) {
+				t.Fatalf("write with %s=true on a version 9 table: %v, want an unsupported error naming the key", key, err)
+			}
+			if tb, err = hudi.Open(ctx, dir); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(tb.Timeline().Instants); n != 0 {
+				t.Errorf("the refused write left %d instants", n)
+			}
+		})
+	}
 }

@@ -37,6 +37,17 @@ func (t *Table) metadataWriter(cfg *config.Config, c commit.Concurrency, now fun
 		}
 		return nil, nil
 	}
+	// hudi-go writes column_stats and bloom_filters records as Hudi 0.14 lays them out; on a
+	// version 8/9 table it keeps only files and record_index and drops the others
+	// (docs/design/metadata-table.md), so asking for them there is refused, not ignored.
+	if cur := t.current(); cur.Timeline.Layout.CompletionTimes() {
+		for _, k := range []config.Key{config.MetadataIndexColumnStatsEnable, config.MetadataIndexBloomFilterEnable} {
+			if cfg.Bool(k) {
+				return nil, fmt.Errorf("%s=true: %w", k.Name, spec.Unsupported(fmt.Sprintf(
+					"hudi-go does not write this metadata-table partition on a table of version %d yet (only on version 6)", cur.Version)))
+			}
+		}
+	}
 	mo, err := mdtwrite.OptionsFromConfig(cfg)
 	if err != nil {
 		return nil, err
