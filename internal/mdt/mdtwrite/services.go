@@ -365,6 +365,12 @@ func (w *Writer) archive(ctx context.Context, t *table.Table) error {
 	ao := archive.Options{MinCommits: w.o.MinCommitsToKeep, MaxCommits: w.o.MaxCommitsToKeep, BatchSize: 10,
 		CleanerPolicy: string(clean.KeepLatestCommits), CleanerCommitsRetained: min(w.o.CleanerCommitsRetained, metadataCleanerCommitsRetained),
 		CompactTriggerStrategy: "NUM_COMMITS", CompactDeltaCommitMax: w.o.CompactDeltaCommits, TimelineZone: w.o.Zone, Logger: w.o.Logger}
+	// A metadata archival killed between publishing its archive and removing the archived
+	// instants left them in both places: finish that first, as the data table's archival
+	// does, so none is archived twice.
+	if mt, err = archive.FinishInterrupted(ctx, mt, ao); err != nil {
+		return fmt.Errorf("metadata table: %w", err)
+	}
 	p, err := archive.PlanArchive(ctx, mt, ao)
 	if err != nil {
 		return fmt.Errorf("metadata table: %w", err)
