@@ -45,7 +45,8 @@ const breakAge = 30 * time.Second
 //   - TryLock polls for the file to disappear for up to hoodie.write.lock.wait_time_ms
 //     (Java's provider tries once and leaves the waiting to LockManager's retries);
 //   - a stale lock is broken through a create-if-absent "<lock>.<id>.break" file, so two
-//     waiters breaking the same stale lock never both end up holding a lock.
+//     waiters breaking the same stale lock never both end up holding a lock;
+//   - the taker removes the temp files killed creators of the lock left (removeDeadTemps).
 type fileSystem struct {
 	st      storage.Storage
 	path    string // the lock file in st
