@@ -137,6 +137,9 @@ func (c Concurrency) Close() {
 type WriteStart struct {
 	completed map[spec.InstantTime]bool
 	pending   map[spec.InstantTime]spec.Action
+	// latestWrite is the latest completed commit, deltacommit or replacecommit (by
+	// instant time) the write planned against.
+	latestWrite timeline.Instant
 }
 
 // NewWriteStart records the completed and pending instants of tl.
@@ -145,11 +148,28 @@ func NewWriteStart(tl *timeline.Timeline) WriteStart {
 	for _, in := range tl.Instants {
 		if in.IsCompleted() {
 			s.completed[in.Time] = true
+			if in.Action.IsDataAction() && s.latestWrite.Time.Less(in.Time) {
+				s.latestWrite = in
+			}
 		} else {
 			s.pending[in.Time] = in.Action
 		}
 	}
 	return s
+}
+
+// archivedPast reports whether the latest commit the write planned against has left the
+// active timeline of tl (archived, or removed by a restore). Archival moves commits out
+// oldest first, so then every commit that completed after the write planned and before
+// that commit's archival may be gone too, and the conflict check cannot see what they
+// changed: a clustering that replaced the write's file group, or a commit that rewrote
+// it. Before the write's own requested instant exists nothing pins them on the timeline.
+func (s WriteStart) archivedPast(tl *timeline.Timeline) bool {
+	if s.latestWrite.Time == "" {
+		return false
+	}
+	in, ok := tl.Get(s.latestWrite.Time, s.latestWrite.Action)
+	return !ok || !in.IsCompleted()
 }
 
 // FileGroup names one file group of the table.
@@ -203,6 +223,14 @@ func ResolveConflicts(ctx context.Context, st storage.Storage, tl *timeline.Time
 	mine map[FileGroup]bool, start WriteStart) error {
 	if len(mine) == 0 {
 		return nil
+	}
+	if start.archivedPast(tl) {
+		gone := fmt.Sprintf("%s %s, the latest commit this write planned against, has left the active timeline (archived or restored) since: what completed after it cannot be checked",
+			start.latestWrite.Action.CompletedAction(), start.latestWrite.Time)
+		if self == "" {
+			return fmt.Errorf("%w: %s; nothing was written, run it again", ErrWriteConflict, gone)
+		}
+		return fmt.Errorf("%w: instant %s: %s; this write is rolled back, run it again", ErrWriteConflict, self, gone)
 	}
 	for _, in := range tl.Instants {
 		if in.Time == self {

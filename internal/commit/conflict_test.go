@@ -12,6 +12,7 @@ import (
 	"github.com/hudi-go/hudi/internal/commit"
 	"github.com/hudi-go/hudi/internal/format/commitmeta"
 	"github.com/hudi-go/hudi/internal/services/compaction"
+	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage/local"
 )
@@ -84,6 +85,56 @@ func TestResolveConflicts(t *testing.T) {
 				t.Fatalf("error %v, want a write conflict naming %s and p/%s", err, tc.clash, tc.mine)
 			}
 		})
+	}
+}
+
+// TestResolveConflictsAfterArchivalPastStart: a clustering scheduled, completed and
+// archived while a write planned (before the write's own requested instant pinned the
+// timeline) leaves no trace on the active timeline, and the write would append to the
+// file group it replaced: the update lost, and once the clean removed that group's base
+// file its log came back beside the clustered copy (the concurrency soak: "record key
+// returned twice", "file group has log files but no base file"). Archival removes commits
+// oldest first, so once the latest commit the write planned against has left the active
+// timeline the check cannot see what completed since and fails the write as a conflict.
+func TestResolveConflictsAfterArchivalPastStart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	hoodie := filepath.Join(dir, ".hoodie")
+	os.MkdirAll(hoodie, 0o755)
+	st := local.New(dir)
+	body := func(op, fileID string) []byte {
+		b, err := commitmeta.EncodeJSON(&commitmeta.CommitMetadata{PartitionToWriteStats: map[string][]commitmeta.WriteStat{
+			"p": {{FileID: fileID, PartitionPath: "p", Path: "p/x.parquet"}}}, ExtraMetadata: map[string]string{}, OperationType: op})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	load := func() *timeline.Timeline {
+		tl, err := timeline.Load(ctx, st, 6, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	os.WriteFile(filepath.Join(hoodie, "20250101000000000.commit"), body("UPSERT", "g0"), 0o644)
+	os.WriteFile(filepath.Join(hoodie, "20250101000000100.commit"), body("UPSERT", "g1"), 0o644)
+	start := commit.NewWriteStart(load())
+	mine := map[commit.FileGroup]bool{{Partition: "p", FileID: "g9"}: true}
+	// Commits since the write planned, none of g9: no conflict while the start is there,
+	// even after older commits were archived.
+	os.WriteFile(filepath.Join(hoodie, "20250101000000200.commit"), body("UPSERT", "g2"), 0o644)
+	os.Remove(filepath.Join(hoodie, "20250101000000000.commit"))
+	if err := commit.ResolveConflicts(ctx, st, load(), "", mine, start); err != nil {
+		t.Fatalf("archival of commits before the start: unexpected conflict: %v", err)
+	}
+	// Archival past the start: the clustering of g9 that completed meanwhile may be gone.
+	os.Remove(filepath.Join(hoodie, "20250101000000100.commit"))
+	for _, self := range []string{"", "20250101000000300"} {
+		err := commit.ResolveConflicts(ctx, st, load(), spec.InstantTime(self), mine, start)
+		if !errors.Is(err, commit.ErrWriteConflict) || !strings.Contains(err.Error(), "commit 20250101000000100") {
+			t.Fatalf("self %q: error %v, want a write conflict naming the archived commit 20250101000000100", self, err)
+		}
 	}
 }
 

@@ -23,7 +23,8 @@ import (
 // A temp file whose instant is known is removed as soon as that instant's heartbeat is
 // dead; one whose owner cannot be told (a scheduler's plan, a rollback's log, which have no
 // heartbeat) once nobody has written it for a heartbeat expiry, which no live writer's
-// file reaches: those are written in one go.
+// file reaches: those are written in one go. On an exclusive timeline (the metadata
+// table's) every temp file is a dead writer's, removed at once.
 
 // tempFileTarget returns the name a temp file of an atomic create was going to publish.
 func tempFileTarget(name string) (string, bool) {
@@ -69,7 +70,10 @@ func (ct *Timeline) RemoveLeftovers(ctx context.Context, tl *timeline.Timeline) 
 			} else if f, ok := spec.ParseInstantFileName(target); ok {
 				owner = f.Instant
 			}
-			if now.Sub(e.ModTime) > hb.Expiry() || (owner != "" && dead.ownerDead(owner)) ||
+			// On an exclusive timeline (the metadata table's: every writer holds the data
+			// table's lock, as the caller does now) no other writer is at work, so every
+			// temp file is a dead one's; its instants have no heartbeats to tell.
+			if ct.exclusive || now.Sub(e.ModTime) > hb.Expiry() || (owner != "" && dead.ownerDead(owner)) ||
 				(dir == HeartbeatDir && dead.tempOwnerGone(storage.Join(dir, e.Name))) {
 				_ = st.Delete(ctx, storage.Join(dir, e.Name))
 			}

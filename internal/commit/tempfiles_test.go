@@ -250,3 +250,40 @@ func TestRollbackKeepsLiveLogTemps(t *testing.T) {
 		t.Errorf("files to delete = %s, want %s (the live writer's temp kept)", got, want)
 	}
 }
+
+// TestExclusiveTimelineRemovesTempFilesAtOnce: on an exclusive timeline (the metadata
+// table's, whose writers all hold the data table's lock) a temp file in the timeline
+// folders is a dead writer's however fresh, and the next write removes it at once. Its
+// instants have no heartbeats, so without this the crash soak found
+// ".hoodie/metadata/.hoodie/.<instant>.commit.tmp-<n>" left for a heartbeat expiry. A
+// shared timeline keeps the same fresh files.
+func TestExclusiveTimelineRemovesTempFilesAtOnce(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	hb := HeartbeatOptions{Interval: time.Minute, TolerableMisses: 2}
+	files := []string{
+		".hoodie/.20250101000000000001.commit.tmp-1",
+		".hoodie/.20250101000000001.deltacommit.requested.tmp-2",
+		".hoodie/archived/..commits_.archive.3_1-0-1.tmp-3",
+	}
+	for _, exclusive := range []bool{true, false} {
+		dir := newTable(t)
+		for _, f := range files {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ct := NewTimeline(local.New(dir), TimelineOptions{Now: func() time.Time { return now }, Zone: time.UTC, Heartbeat: hb, Exclusive: exclusive})
+		ct.RemoveLeftovers(ctx, load(t, dir))
+		for _, f := range files {
+			_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f)))
+			if gone := os.IsNotExist(err); gone != exclusive {
+				t.Errorf("exclusive=%v: %s removed=%v, want %v", exclusive, f, gone, exclusive)
+			}
+		}
+	}
+}

@@ -45,6 +45,8 @@ func TestConcurrencySoak(t *testing.T) {
 			t.Fatalf("HUDI_SOAK_DURATION=%q", d)
 		}
 	}
+	// Logged first: a failed round ends the test before the summary line.
+	t.Logf("seed %d (rerun with HUDI_SOAK_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	deadline := time.Now().Add(duration)
 	round := 0

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 	"time"
@@ -31,10 +32,16 @@ func TestCrashDuringCDCWrites(t *testing.T) {
 }
 
 // checkCDCFiles checks that every CDC log file a completed commit lists in cdcStats is
-// there with its size (unless the cleaner removed its file slice), and that every CDC log file in the table belongs to a completed
-// commit that lists it or to a pending instant.
+// there with its size (unless the cleaner removed its file slice, or a pending clean —
+// one killed while deleting, which the next clean finishes — plans to), and that every
+// CDC log file in the table belongs to a completed commit that lists it or to a pending
+// instant.
 func checkCDCFiles(table string) error {
 	tl, err := timelineOf(table)
+	if err != nil {
+		return err
+	}
+	cleaning, err := pendingCleanFiles(table, tl)
 	if err != nil {
 		return err
 	}
@@ -59,6 +66,9 @@ func checkCDCFiles(table string) error {
 				}
 				for p, size := range s.CDCStats {
 					listed[p] = true
+					if cleaning[path.Base(p)] {
+						continue // a clean killed while deleting the slice's files
+					}
 					fi, err := os.Stat(filepath.Join(table, filepath.FromSlash(p)))
 					if err != nil {
 						return fmt.Errorf("commit %s lists CDC file %s: %w", ts, p, err)
@@ -89,4 +99,39 @@ func checkCDCFiles(table string) error {
 		}
 		return nil
 	})
+}
+
+// pendingCleanFiles names (by file name) the files that pending cleans plan to delete: a
+// clean killed while deleting leaves its plan's files partly deleted until the next clean
+// finishes it, a CDC log file gone while its base file is still there.
+func pendingCleanFiles(table string, tl map[string]*instant) (map[string]bool, error) {
+	out := map[string]bool{}
+	for ts, in := range tl {
+		if in.action != spec.ActionClean || in.completed() {
+			continue
+		}
+		planFile := in.files[spec.StateRequested]
+		if planFile == "" {
+			planFile = in.files[spec.StateInflight] // holds the plan too
+		}
+		body, err := os.ReadFile(filepath.Join(table, planFile))
+		if err != nil {
+			return nil, err
+		}
+		plan, err := commitmeta.DecodeCleanerPlan(body)
+		if err != nil {
+			return nil, fmt.Errorf("clean plan %s: %w", ts, err)
+		}
+		for _, files := range plan.FilePathsToBeDeletedPerPartition {
+			for _, f := range files {
+				out[path.Base(f.FilePath)] = true
+			}
+		}
+		for _, files := range plan.FilesToBeDeletedPerPartition {
+			for _, f := range files {
+				out[path.Base(f)] = true
+			}
+		}
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -44,7 +45,8 @@ const breakAge = 30 * time.Second
 //   - TryLock polls for the file to disappear for up to hoodie.write.lock.wait_time_ms
 //     (Java's provider tries once and leaves the waiting to LockManager's retries);
 //   - a stale lock is broken through a create-if-absent "<lock>.<id>.break" file, so two
-//     waiters breaking the same stale lock never both end up holding a lock.
+//     waiters breaking the same stale lock never both end up holding a lock;
+//   - the taker removes the temp files killed creators of the lock left (removeDeadTemps).
 type fileSystem struct {
 	st      storage.Storage
 	path    string // the lock file in st
@@ -181,7 +183,56 @@ func (f *fileSystem) tryOnce(ctx context.Context) (bool, error) {
 		f.stopped.Add(1)
 		go f.refresh(f.stop, body)
 	}
+	f.removeDeadTemps(ctx)
 	return true, nil
+}
+
+// removeDeadTemps deletes the temp files that processes killed while creating the lock
+// or a break file left in the lock's folder (".lock.tmp-<n>", ".lock.<crc>.break.tmp-<n>":
+// a local folder's atomic create writes a temp file and hard-links it into place). Java's
+// provider leaves no such files. A lock temp file holds its creator's identity: it goes
+// at once when that is a process of this host that no longer exists. One whose creator
+// cannot be told (a break file's is empty; a lock's cut short) goes once older than
+// breakAge: writing a few hundred bytes takes milliseconds, and a creator stalled that
+// long only sees its create fail, never a lock held twice. Stores with compare-and-swap
+// (the object stores) create without temp files and are not listed. Errors are ignored:
+// this is tidying.
+func (f *fileSystem) removeDeadTemps(ctx context.Context) {
+	if _, ok := f.st.(storage.ConditionalStorage); ok {
+		return
+	}
+	dir := path.Dir(f.path)
+	if dir == "." {
+		dir = ""
+	}
+	entries, err := f.st.List(ctx, dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + path.Base(f.path) + "."
+	for _, e := range entries {
+		if e.IsDir || !strings.HasPrefix(e.Name, prefix) || !strings.Contains(e.Name, ".tmp-") {
+			continue
+		}
+		p := storage.Join(dir, e.Name)
+		dead := time.Since(e.ModTime) > breakAge
+		if !dead {
+			if b, err := f.st.ReadFile(ctx, p); err == nil {
+				dead = holderGone(b)
+			}
+		}
+		if dead {
+			_ = f.st.Delete(ctx, p)
+		}
+	}
+}
+
+// holderGone reports whether lock body b names a holder process of this host that no
+// longer exists.
+func holderGone(b []byte) bool {
+	var lb lockBody
+	return json.Unmarshal(b, &lb) == nil && lb.Host != "" && lb.Host == hostname() && lb.PID > 0 &&
+		lb.PID != os.Getpid() && !processExists(lb.PID)
 }
 
 // stale says why a lock file with body b, last modified at mod, may be broken ("" if it
@@ -190,8 +241,9 @@ func (f *fileSystem) stale(b []byte, mod time.Time) string {
 	if f.expire > 0 && time.Since(mod) > f.expire {
 		return fmt.Sprintf("it was last modified %s ago, more than hoodie.write.lock.filesystem.expire (%s)", time.Since(mod).Round(time.Second), f.expire)
 	}
-	var lb lockBody
-	if json.Unmarshal(b, &lb) == nil && lb.Host != "" && lb.Host == hostname() && lb.PID > 0 && lb.PID != os.Getpid() && !processExists(lb.PID) {
+	if holderGone(b) {
+		var lb lockBody
+		_ = json.Unmarshal(b, &lb)
 		return fmt.Sprintf("its holder, process %d on this host, no longer exists", lb.PID)
 	}
 	return ""

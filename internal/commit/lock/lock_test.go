@@ -539,3 +539,59 @@ func TestFileSystemLockRefreshChangesTheVersion(t *testing.T) {
 		t.Error("the lock file is left after Unlock")
 	}
 }
+
+// TestFileSystemLockRemovesDeadTemps: a process killed inside the atomic create of the
+// lock (or of a break file) leaves its temp file in .hoodie; the next process to take the
+// lock removes it once its creator is known dead (a process of this host that is gone) or,
+// when the creator cannot be told, once it is older than breakAge. A live creator's temp
+// file, another host's, and other files' temp files stay. The crash soak found these
+// ".lock.tmp-<n>" files left for good.
+func TestFileSystemLockRemovesDeadTemps(t *testing.T) {
+	ctx := context.Background()
+	dir := newTableDir(t)
+	body := func(host string, pid int) []byte {
+		return []byte(fmt.Sprintf(`{"lockCreateTime":"x","lockThreadName":"hudi-go pid %d","lockStacksInfo":[],"hudiGoHost":%q,"hudiGoPid":%d,"hudiGoToken":"t"}`, pid, host, pid))
+	}
+	dead, live := deadPID(t), os.Getppid()
+	now, old := time.Now(), time.Now().Add(-breakAge-time.Minute)
+	for _, tc := range []struct {
+		name    string
+		body    []byte
+		mtime   time.Time
+		removed bool
+	}{
+		{".lock.tmp-1", body(hostname(), dead), now, true},                      // killed creator of this host
+		{".lock.tmp-2", body(hostname(), live), now, false},                     // a live creator
+		{".lock.tmp-3", body("another-host", dead), now, false},                 // creator cannot be told
+		{".lock.tmp-4", nil, now, false},                                        // cut short, fresh
+		{".lock.tmp-5", []byte(`{"lockCreateTime"`), old, true},                 // cut short, old
+		{".lock.0badc0de.break.tmp-6", nil, old, true},                          // a killed breaker's
+		{".lock.0badc0de.break.tmp-7", nil, now, false},                         // a breaker at work
+		{".20250101000000000.commit.tmp-8", body(hostname(), dead), old, false}, // not the lock's
+		{"lock.tmp-9", body(hostname(), dead), old, false},                      // not a temp file name
+	} {
+		p := filepath.Join(dir, ".hoodie", tc.name)
+		if err := os.WriteFile(p, tc.body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, tc.mtime, tc.mtime); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_, err := os.Stat(p)
+			if gone := errors.Is(err, fs.ErrNotExist); gone != tc.removed {
+				t.Errorf("%s: removed=%v, want %v", tc.name, gone, tc.removed)
+			}
+		}()
+	}
+	l, err := New(fsOptions(0), local.New(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.TryLock(ctx, time.Second); !ok || err != nil {
+		t.Fatalf("TryLock = %v, %v", ok, err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
