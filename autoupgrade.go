@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hudi-go/hudi/config"
+	"github.com/hudi-go/hudi/internal/mdt/mdtwrite"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/table"
 	"github.com/hudi-go/hudi/internal/timeline"
@@ -52,7 +53,8 @@ func (t *Table) autoUpgrade(ctx context.Context, o WriteOptions) error {
 // checkWriteAfterUpgrade runs, before the upgrade, the checks of the write's settings
 // that depend on the table version, against the table as the upgrade would leave it: its
 // hoodie.properties (merge mode, ordering fields: checkTableSettings) and the services its
-// timeline layout has (an explicit hoodie.metadata.enable=true, inline services). A write
+// timeline layout has (an explicit hoodie.metadata.enable=true, the metadata partitions
+// hudi-go writes on version 6 only, inline services). A write
 // that would be refused after the upgrade is refused with the table unchanged.
 func (t *Table) checkWriteAfterUpgrade(cfg *config.Config, o WriteOptions, to spec.TableVersion) error {
 	cur := t.current()
@@ -79,6 +81,11 @@ func (t *Table) checkWriteAfterUpgrade(cfg *config.Config, o WriteOptions, to sp
 	layout := timeline.LayoutOf(to)
 	if cfg.IsSet(config.MetadataEnable) && cfg.Bool(config.MetadataEnable) && !layout.Writes(timeline.OpMetadata) {
 		return fmt.Errorf("%s=true: %w", config.MetadataEnable.Name, timeline.UnsupportedError(cur.Config.Name(), to, layout, timeline.OpMetadata, ErrUnsupported))
+	}
+	if layout.CompletionTimes() && mdtwrite.Enabled(cfg) {
+		if err := refuseIndexPartitions(cfg, to); err != nil {
+			return err
+		}
 	}
 	for _, svc := range []struct {
 		key config.Key

@@ -114,6 +114,8 @@ func TestWriteAutoUpgradeValidatesFirst(t *testing.T) {
 	}
 	for _, settings := range []map[string]string{
 		{"hoodie.write.table.version": "9", "hoodie.record.merge.mode": "COMMIT_TIME_ORDERING"},
+		{"hoodie.write.table.version": "9", "hoodie.metadata.index.column.stats.enable": "true"},
+		{"hoodie.write.table.version": "9", "hoodie.metadata.index.bloom.filter.enable": "true"},
 	} {
 		tb, _ = hudi.Open(ctx, dir)
 		_, err := tb.Write(ctx, batchesOf(t, tb, []row{{"id": "b", "ts": json.Number("1"), "v": "b1"}}), hudi.WriteOptions{Settings: settings})

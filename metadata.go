@@ -37,15 +37,9 @@ func (t *Table) metadataWriter(cfg *config.Config, c commit.Concurrency, now fun
 		}
 		return nil, nil
 	}
-	// hudi-go writes column_stats and bloom_filters records as Hudi 0.14 lays them out; on a
-	// version 8/9 table it keeps only files and record_index and drops the others
-	// (docs/design/metadata-table.md), so asking for them there is refused, not ignored.
 	if cur := t.current(); cur.Timeline.Layout.CompletionTimes() {
-		for _, k := range []config.Key{config.MetadataIndexColumnStatsEnable, config.MetadataIndexBloomFilterEnable} {
-			if cfg.Bool(k) {
-				return nil, fmt.Errorf("%s=true: %w", k.Name, spec.Unsupported(fmt.Sprintf(
-					"hudi-go does not write this metadata-table partition on a table of version %d yet (only on version 6)", cur.Version)))
-			}
+		if err := refuseIndexPartitions(cfg, cur.Version); err != nil {
+			return nil, err
 		}
 	}
 	mo, err := mdtwrite.OptionsFromConfig(cfg)
@@ -62,6 +56,21 @@ func (t *Table) metadataWriter(cfg *config.Config, c commit.Concurrency, now fun
 		return nil, err
 	}
 	return w, nil
+}
+
+// refuseIndexPartitions refuses the metadata-table partitions hudi-go writes on version 6
+// only, asked for on a table of version v (8 or 9). It writes column_stats and
+// bloom_filters records as Hudi 0.14 lays them out; on a version 8/9 table it keeps only
+// files and record_index and drops the others (docs/design/metadata-table.md), so asking
+// for them there is refused, not accepted and then dropped.
+func refuseIndexPartitions(cfg *config.Config, v spec.TableVersion) error {
+	for _, k := range []config.Key{config.MetadataIndexColumnStatsEnable, config.MetadataIndexBloomFilterEnable} {
+		if cfg.Bool(k) {
+			return fmt.Errorf("%s=true: %w", k.Name, spec.Unsupported(fmt.Sprintf(
+				"hudi-go does not write this metadata-table partition on a table of version %d yet (only on version 6)", v)))
+		}
+	}
+	return nil
 }
 
 // timelineZone is the table's timeline time zone (hoodie.table.timeline.timezone: UTC,
