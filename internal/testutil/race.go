@@ -6,7 +6,8 @@ import "testing"
 // under the race detector unless i is a multiple of three. The detector looks for data
 // races in code paths, which a third of the cases exercise as well as all of them, while
 // it slows every case several times over; scripts/test runs each sweep whole in its
-// no-race phase, so every case still runs in CI.
+// no-race phase (a sweep that uses this must be listed in scripts/norace-tests), so every
+// case still runs in CI.
 func RaceSample(t testing.TB, i int) {
 	t.Helper()
 	if Race && i%3 != 0 {
