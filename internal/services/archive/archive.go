@@ -614,31 +614,9 @@ func archiveFolder(t *table.Table) string {
 // HoodieArchivedMetaEntry and frames them as AVRO_DATA blocks of batch records each
 // (Java's writeToFile: SCHEMA header only), ready to be written as one log file.
 func EncodeEntries(ctx context.Context, st storage.Storage, instants []timeline.Instant, batch int) ([]byte, error) {
-	schemaJSON, err := entrySchemaJSON()
+	b, err := newEntryBlocks(batch)
 	if err != nil {
 		return nil, err
-	}
-	es, err := avro.Parse(schemaJSON)
-	if err != nil {
-		return nil, fmt.Errorf("archived entry schema: %w", err)
-	}
-	conv, err := newConverter()
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	var records [][]byte
-	flush := func() error {
-		if len(records) == 0 {
-			return nil
-		}
-		out, err = logfile.AppendBlock(out, &logfile.Block{
-			Type:    logfile.AvroDataBlock,
-			Header:  map[logfile.HeaderKey]string{logfile.Schema: schemaJSON},
-			Content: logfile.EncodeAvroDataBlock(records),
-		})
-		records = records[:0]
-		return err
 	}
 	for _, in := range instants {
 		for _, s := range []spec.State{spec.StateRequested, spec.StateInflight, spec.StateCompleted} {
@@ -658,26 +636,79 @@ func EncodeEntries(ctx context.Context, st storage.Storage, instants []timeline.
 			if !ok {
 				return nil, fmt.Errorf("archive instant %s: %s is not an instant file", in.Time, p)
 			}
-			entry, err := conv.entry(ctx, st, in, f, data)
+			entry, err := b.conv.entry(ctx, st, in, f, data)
 			if err != nil {
 				return nil, fmt.Errorf("archive instant %s (%s): %w", in.Time, p, err)
 			}
-			rec, err := es.Encode(entry)
-			if err != nil {
-				return nil, fmt.Errorf("archive instant %s (%s): encode archived entry: %w", in.Time, p, err)
-			}
-			records = append(records, rec)
-			if len(records) >= batch {
-				if err := flush(); err != nil {
-					return nil, err
-				}
+			if err := b.add(entry); err != nil {
+				return nil, fmt.Errorf("archive instant %s (%s): %w", in.Time, p, err)
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	return b.bytes()
+}
+
+// entryBlocks frames HoodieArchivedMetaEntry records as AVRO_DATA blocks of batch records
+// each (Java's writeToFile: SCHEMA header only), ready to be written as one log file; conv
+// makes the entries.
+type entryBlocks struct {
+	schemaJSON string
+	schema     *avro.Schema
+	conv       *converter
+	batch      int
+	out        []byte
+	records    [][]byte
+}
+
+func newEntryBlocks(batch int) (*entryBlocks, error) {
+	schemaJSON, err := entrySchemaJSON()
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	es, err := avro.Parse(schemaJSON)
+	if err != nil {
+		return nil, fmt.Errorf("archived entry schema: %w", err)
+	}
+	conv, err := newConverter()
+	if err != nil {
+		return nil, err
+	}
+	return &entryBlocks{schemaJSON: schemaJSON, schema: es, conv: conv, batch: batch}, nil
+}
+
+// add encodes one entry, closing a block once it holds batch records.
+func (b *entryBlocks) add(entry map[string]any) error {
+	rec, err := b.schema.Encode(entry)
+	if err != nil {
+		return fmt.Errorf("encode archived entry: %w", err)
+	}
+	b.records = append(b.records, rec)
+	if len(b.records) >= b.batch {
+		return b.flush()
+	}
+	return nil
+}
+
+func (b *entryBlocks) flush() error {
+	if len(b.records) == 0 {
+		return nil
+	}
+	var err error
+	b.out, err = logfile.AppendBlock(b.out, &logfile.Block{
+		Type:    logfile.AvroDataBlock,
+		Header:  map[logfile.HeaderKey]string{logfile.Schema: b.schemaJSON},
+		Content: logfile.EncodeAvroDataBlock(b.records),
+	})
+	b.records = b.records[:0]
+	return err
+}
+
+// bytes closes the last block and returns the log file's content.
+func (b *entryBlocks) bytes() ([]byte, error) {
+	if err := b.flush(); err != nil {
+		return nil, err
+	}
+	return b.out, nil
 }
 
 // converter turns instant files into entry values (MetadataConversionUtils.createMetaWrapper).

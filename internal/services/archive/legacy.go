@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hudi-go/hudi/internal/avro"
 	"github.com/hudi-go/hudi/internal/commit"
-	"github.com/hudi-go/hudi/internal/format/logfile"
 	"github.com/hudi-go/hudi/internal/spec"
 	"github.com/hudi-go/hudi/internal/timeline"
 	"github.com/hudi-go/hudi/storage"
@@ -44,55 +42,23 @@ func encodeLSMEntries(ctx context.Context, archived []timeline.ArchivedInstant, 
 	if batch <= 0 {
 		batch = 10
 	}
-	schemaJSON, err := entrySchemaJSON()
+	b, err := newEntryBlocks(batch)
 	if err != nil {
 		return nil, err
-	}
-	es, err := avro.Parse(schemaJSON)
-	if err != nil {
-		return nil, fmt.Errorf("archived entry schema: %w", err)
-	}
-	conv, err := newConverter()
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	var records [][]byte
-	flush := func() error {
-		if len(records) == 0 {
-			return nil
-		}
-		out, err = logfile.AppendBlock(out, &logfile.Block{
-			Type:    logfile.AvroDataBlock,
-			Header:  map[logfile.HeaderKey]string{logfile.Schema: schemaJSON},
-			Content: logfile.EncodeAvroDataBlock(records),
-		})
-		records = records[:0]
-		return err
 	}
 	for _, a := range archived {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e, err := conv.lsmEntry(a)
+		e, err := b.conv.lsmEntry(a)
+		if err == nil {
+			err = b.add(e)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("convert archived %s %s: %w", a.Instant.Action, a.Instant.Time, err)
 		}
-		rec, err := es.Encode(e)
-		if err != nil {
-			return nil, fmt.Errorf("convert archived %s %s: encode archived entry: %w", a.Instant.Action, a.Instant.Time, err)
-		}
-		records = append(records, rec)
-		if len(records) >= batch {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return b.bytes()
 }
 
 // lsmEntry is createMetaWrapper(metaClient, lsmTimelineRecord): the Avro metadata and
