@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,39 @@ type archivedEntry struct {
 }
 
 func loadArchiveLogs(ctx context.Context, st storage.Storage, dir string) ([]ArchivedInstant, error) {
+	// Ascending version order, so that when a merged archive file and the small files it
+	// merged both survive a crash, the entries of the older files are the ones kept.
+	files, err := archiveLogs(ctx, st, dir)
+	if err != nil {
+		return nil, err
+	}
+	schemas := map[string]*entrySchema{}
+	acc := newEntryGroups()
+	for _, name := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := storage.Join(dir, name)
+		entries, err := readArchiveFile(ctx, st, p, schemas)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if isHalfMergedArchive(ctx, st, dir, name) {
+				continue // Java skips the half-written target of an interrupted merge
+			}
+			return nil, err
+		}
+		for i := range entries {
+			acc.add(&entries[i])
+		}
+	}
+	return acc.instants(), nil
+}
+
+// archiveLogs lists the archive logs in dir (layout 1) by ascending version, then name; no
+// archive folder means none.
+func archiveLogs(ctx context.Context, st storage.Storage, dir string) ([]string, error) {
 	infos, err := st.List(ctx, dir)
 	if err != nil {
 		if errors.Is(err, storage.ErrNotExist) {
@@ -66,37 +100,17 @@ func loadArchiveLogs(ctx context.Context, st storage.Storage, dir string) ([]Arc
 		}
 		files = append(files, archiveFile{fi.Name, v})
 	}
-	// Ascending version order, so that when a merged archive file and the small files it
-	// merged both survive a crash, the entries of the older files are the ones kept.
 	sort.Slice(files, func(a, b int) bool {
 		if files[a].version != files[b].version {
 			return files[a].version < files[b].version
 		}
 		return files[a].name < files[b].name
 	})
-
-	schemas := map[string]*entrySchema{}
-	acc := newEntryGroups()
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		p := storage.Join(dir, f.name)
-		entries, err := readArchiveFile(ctx, st, p, schemas)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if isHalfMergedArchive(ctx, st, dir, f.name) {
-				continue // Java skips the half-written target of an interrupted merge
-			}
-			return nil, err
-		}
-		for i := range entries {
-			acc.add(&entries[i])
-		}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = f.name
 	}
-	return acc.instants(), nil
+	return names, nil
 }
 
 // readArchiveFile decodes every entry of the AVRO_DATA blocks of one archive file. Like
@@ -487,39 +501,16 @@ var (
 // Java on storage with append, appends to the newest). The half-written target of an
 // interrupted merge is passed over, as readers do. No archive folder means none.
 func LatestArchiveLogInstants(ctx context.Context, st storage.Storage, dir string) ([]Instant, error) {
-	infos, err := st.List(ctx, dir)
+	files, err := archiveLogs(ctx, st, dir)
 	if err != nil {
-		if errors.Is(err, storage.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list archived timeline %s: %w", dir, err)
+		return nil, err
 	}
-	type archiveFile struct {
-		name    string
-		version int64
-	}
-	var files []archiveFile
-	for _, fi := range infos {
-		if fi.IsDir || !strings.HasPrefix(fi.Name, archiveFilePrefix) {
-			continue
-		}
-		var v int64
-		if m := archiveFileRE.FindStringSubmatch(fi.Name); m != nil {
-			v, _ = strconv.ParseInt(m[1], 10, 64)
-		}
-		files = append(files, archiveFile{fi.Name, v})
-	}
-	sort.Slice(files, func(a, b int) bool { // newest first
-		if files[a].version != files[b].version {
-			return files[a].version > files[b].version
-		}
-		return files[a].name > files[b].name
-	})
+	slices.Reverse(files) // newest first
 	schemas := map[string]*entrySchema{}
-	for _, f := range files {
-		entries, err := readArchiveFile(ctx, st, storage.Join(dir, f.name), schemas)
+	for _, name := range files {
+		entries, err := readArchiveFile(ctx, st, storage.Join(dir, name), schemas)
 		if err != nil {
-			if ctx.Err() == nil && isHalfMergedArchive(ctx, st, dir, f.name) {
+			if ctx.Err() == nil && isHalfMergedArchive(ctx, st, dir, name) {
 				continue
 			}
 			return nil, err
