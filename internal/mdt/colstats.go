@@ -16,6 +16,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/hudi-go/hudi/internal/expr"
+	"github.com/hudi-go/hudi/internal/format/logfile"
 )
 
 // The column_stats partition: one record per (data file, indexed column) holding the
@@ -91,7 +92,7 @@ const (
 
 // DecimalWrapperScale is the scale of DecimalWrapper's decimal(30, 15): Java rescales a
 // column's decimals to it (tryUpcastDecimal).
-const DecimalWrapperScale = 15
+const DecimalWrapperScale = logfile.DecimalWrapperScale
 
 // StatValue is a min or max value of a column-stats record, as stored: the wrapper and its
 // raw Avro value — bool (Boolean), int32 (Int, Date, LocalDate: days since the epoch),
@@ -550,9 +551,5 @@ func primitiveBound(v *StatValue) (any, bool) {
 
 // unscaledRat is the decimal of a two's-complement big-endian unscaled value at scale.
 func unscaledRat(b []byte, scale int) *big.Rat {
-	n := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	return new(big.Rat).SetFrac(signedBigEndian(b), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
 }

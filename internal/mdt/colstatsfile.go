@@ -138,14 +138,14 @@ func parquetStatValues(st metadata.TypedStatistics) (lo, hi *StatValue, err erro
 	case *metadata.ByteArrayStatistics:
 		switch {
 		case isDecimal:
-			return decimalPair(twosComplement(s.Min()), twosComplement(s.Max()), int(dec.Scale()))
+			return decimalPair(signedBigEndian(s.Min()), signedBigEndian(s.Max()), int(dec.Scale()))
 		case isString(lt):
 			return &StatValue{StringWrapper, string(s.Min())}, &StatValue{StringWrapper, string(s.Max())}, nil
 		}
 		return &StatValue{BytesWrapper, append([]byte(nil), s.Min()...)}, &StatValue{BytesWrapper, append([]byte(nil), s.Max()...)}, nil
 	case *metadata.FixedLenByteArrayStatistics:
 		if isDecimal {
-			return decimalPair(twosComplement(s.Min()), twosComplement(s.Max()), int(dec.Scale()))
+			return decimalPair(signedBigEndian(s.Min()), signedBigEndian(s.Max()), int(dec.Scale()))
 		}
 	}
 	// Java's wrapValueIntoAvro has no wrapper for INT96 or a non-decimal fixed value and
@@ -166,7 +166,9 @@ func isString(lt schema.LogicalType) bool {
 	return ok
 }
 
-func twosComplement(b []byte) *big.Int {
+// signedBigEndian decodes a big-endian two's-complement integer (a Parquet or Avro
+// decimal's unscaled value).
+func signedBigEndian(b []byte) *big.Int {
 	n := new(big.Int).SetBytes(b)
 	if len(b) > 0 && b[0]&0x80 != 0 {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
@@ -204,29 +206,7 @@ func DecimalStat(unscaled *big.Int, scale int) (*StatValue, error) {
 	if len(new(big.Int).Abs(n).String()) > 30 {
 		return nil, fmt.Errorf("decimal %s×10^-%d has more than 30 digits at scale %d (Hudi's DecimalWrapper)", unscaled, scale, DecimalWrapperScale)
 	}
-	return &StatValue{Wrapper: DecimalWrapper, V: javaBigIntBytes(n)}, nil
-}
-
-// javaBigIntBytes is BigInteger.toByteArray: the minimal two's-complement big-endian bytes.
-func javaBigIntBytes(n *big.Int) []byte {
-	if n.Sign() >= 0 {
-		b := n.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -n-1 has the bits of n inverted; one sign bit more than its length.
-	m := new(big.Int).Neg(n)
-	m.Sub(m, big.NewInt(1))
-	size := m.BitLen()/8 + 1
-	b := make([]byte, size)
-	mb := m.Bytes()
-	copy(b[size-len(mb):], mb)
-	for i := range b {
-		b[i] = ^b[i]
-	}
-	return b
+	return &StatValue{Wrapper: DecimalWrapper, V: []byte(logfile.NewDecimalValue(n))}, nil
 }
 
 // LogColumnStats returns the column_stats of the given columns over the records of a log
@@ -412,7 +392,7 @@ func avroStatValue(v any, ft avroFieldType) (sv *StatValue, wrappable bool, err 
 		return &StatValue{StringWrapper, x}, true, nil
 	case []byte:
 		if ft.logical == "decimal" {
-			d, err := DecimalStat(twosComplement(x), ft.scale)
+			d, err := DecimalStat(signedBigEndian(x), ft.scale)
 			return d, true, err
 		}
 		return &StatValue{BytesWrapper, append([]byte(nil), x...)}, true, nil

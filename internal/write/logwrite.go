@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
 
@@ -339,30 +338,7 @@ func (w *writer) deleteOrderingValue(r incoming) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ordering value %s at scale %d: %w", a.Value(i).ToString(scale), logfile.DecimalWrapperScale, err)
 		}
-		return logfile.DecimalValue(twosComplement(n.BigInt())), nil
+		return logfile.NewDecimalValue(n.BigInt()), nil
 	}
 	return nil, fmt.Errorf("ordering field of type %s in a delete record is %w", col.DataType(), ErrUnsupported)
-}
-
-// twosComplement is n's minimal big-endian two's-complement bytes (Java's
-// BigInteger.toByteArray, which Avro's decimal conversion writes).
-func twosComplement(n *big.Int) []byte {
-	if n.Sign() >= 0 {
-		b := n.Bytes()
-		if len(b) == 0 || b[0]&0x80 != 0 {
-			b = append([]byte{0}, b...)
-		}
-		return b
-	}
-	// -n-1 has the complemented bits of n.
-	m := new(big.Int).Neg(n)
-	m.Sub(m, big.NewInt(1))
-	b := m.Bytes()
-	for k := range b {
-		b[k] = ^b[k]
-	}
-	if len(b) == 0 || b[0]&0x80 == 0 {
-		b = append([]byte{0xff}, b...)
-	}
-	return b
 }

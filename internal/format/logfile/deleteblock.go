@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -21,6 +22,30 @@ type DateValue int32
 // DecimalValue is an ordering value of DecimalWrapper: the big-endian two's-complement
 // unscaled value of a decimal(30,15).
 type DecimalValue []byte
+
+// NewDecimalValue is the DecimalValue of the unscaled value n: its minimal big-endian
+// two's-complement bytes, as Java's BigInteger.toByteArray gives them (and Avro's decimal
+// conversion writes them).
+func NewDecimalValue(n *big.Int) DecimalValue {
+	if n.Sign() >= 0 {
+		b := n.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -n-1 has the complemented bits of n; one sign bit more than its length.
+	m := new(big.Int).Neg(n)
+	m.Sub(m, big.NewInt(1))
+	size := m.BitLen()/8 + 1
+	b := make([]byte, size)
+	mb := m.Bytes()
+	copy(b[size-len(mb):], mb)
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	return b
+}
 
 // DecimalWrapperPrecision and DecimalWrapperScale describe DecimalValue.
 const (
