@@ -16,16 +16,9 @@ import (
 // prefixes' keys sit (a seek per prefix), its log blocks whole (they are small: the
 // metadata table compacts them), keeping the matching keys.
 func (t *Table) ReadKeyPrefixes(ctx context.Context, partition string, prefixes []string) (map[string]*Record, error) {
-	listing, err := fsview.ListPartitionsIn(ctx, t.mst, []string{partition})
+	latest, err := t.latestSlices(ctx, partition)
 	if err != nil {
-		return nil, fmt.Errorf("metadata table: list partition %s: %w", partition, err)
-	}
-	if len(listing.Partitions) == 0 {
-		return nil, fmt.Errorf("metadata table: %w %s", ErrNoPartition, partition)
-	}
-	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+		return nil, err
 	}
 	prefixes = append([]string(nil), prefixes...)
 	sort.Strings(prefixes)
@@ -43,7 +36,7 @@ func (t *Table) ReadKeyPrefixes(ctx context.Context, partition string, prefixes 
 		return false
 	}
 	out := map[string]*Record{}
-	for _, sl := range view.LatestSlices() {
+	for _, sl := range latest {
 		recs, err := t.readSlicePrefixes(ctx, sl, prefixes, match)
 		if err != nil {
 			return nil, fmt.Errorf("metadata table: partition %s, file group %s: %w", partition, sl.FileID, err)

@@ -16,19 +16,12 @@ import (
 // ReadPartition returns the merged records of a metadata-table partition (files,
 // record_index), by key. Records deleted by the merge are left out.
 func (t *Table) ReadPartition(ctx context.Context, partition string) (map[string]*Record, error) {
-	listing, err := fsview.ListPartitionsIn(ctx, t.mst, []string{partition})
+	latest, err := t.latestSlices(ctx, partition)
 	if err != nil {
-		return nil, fmt.Errorf("metadata table: list partition %s: %w", partition, err)
-	}
-	if len(listing.Partitions) == 0 {
-		return nil, fmt.Errorf("metadata table: %w %s", ErrNoPartition, partition)
-	}
-	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+		return nil, err
 	}
 	out := map[string]*Record{}
-	for _, slice := range view.LatestSlices() {
+	for _, slice := range latest {
 		recs, err := t.readSlice(ctx, slice, nil)
 		if err != nil {
 			return nil, fmt.Errorf("metadata table: partition %s, file group %s: %w", partition, slice.FileID, err)
@@ -41,6 +34,22 @@ func (t *Table) ReadPartition(ctx context.Context, partition string) (map[string
 		}
 	}
 	return out, nil
+}
+
+// latestSlices lists a metadata-table partition and returns its latest file slices.
+func (t *Table) latestSlices(ctx context.Context, partition string) ([]fsview.FileSlice, error) {
+	listing, err := fsview.ListPartitionsIn(ctx, t.mst, []string{partition})
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: list partition %s: %w", partition, err)
+	}
+	if len(listing.Partitions) == 0 {
+		return nil, fmt.Errorf("metadata table: %w %s", ErrNoPartition, partition)
+	}
+	view, err := fsview.Build(ctx, listing, t.Timeline, fsview.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("metadata table: partition %s: %w", partition, err)
+	}
+	return view.LatestSlices(), nil
 }
 
 // ReadSlice merges the records of one file slice of the metadata table (its log blocks
