@@ -129,13 +129,24 @@ func TestCompactionMemory(t *testing.T) {
 		{"1x", keys},
 		{"2x", 2 * keys},
 	}
+	// Each size is set up twice and compacted twice, and the lower peak counts: a
+	// compaction changes its table, so it cannot be repeated on one copy, and noise (the
+	// GC's timing on a loaded machine) can only add to a peak.
+	copyDir := func(name string, i int) string { return filepath.Join(root, fmt.Sprintf("%s-%d", name, i)) }
 	for _, tc := range tables {
-		runChild(t, memJob{Do: "setup", Dir: filepath.Join(root, tc.name), Keys: tc.keys, DeltaCommits: commits,
-			Payload: payload, BlockMax: blockMax, RowGroup: rowGroup}, nil)
+		for i := range 2 {
+			runChild(t, memJob{Do: "setup", Dir: copyDir(tc.name, i), Keys: tc.keys, DeltaCommits: commits,
+				Payload: payload, BlockMax: blockMax, RowGroup: rowGroup}, nil)
+		}
 	}
 	peak := map[string]int64{}
 	for _, tc := range tables {
-		peak[tc.name] = runChild(t, memJob{Do: "compact", Dir: filepath.Join(root, tc.name), Settings: settings}, env)
+		for i := range 2 {
+			p := runChild(t, memJob{Do: "compact", Dir: copyDir(tc.name, i), Settings: settings}, env)
+			if i == 0 || p < peak[tc.name] {
+				peak[tc.name] = p
+			}
+		}
 	}
 	if self := selfPeakRSS(t); self >= peak["tiny"] {
 		t.Fatalf("this process peaked at %s, the baseline child at %s: a child's rusage may be this process's peak (see the doc comment)",
@@ -143,7 +154,7 @@ func TestCompactionMemory(t *testing.T) {
 	}
 	bound := peak["tiny"] + budget + overhead
 	for _, name := range []string{"1x", "2x"} {
-		logs := logBytes(t, filepath.Join(root, name))
+		logs := logBytes(t, copyDir(name, 0))
 		if logs < 4*budget {
 			t.Fatalf("%s: %s of log files, want at least 4 × the %s budget", name, mb(logs), mb(budget))
 		}
@@ -161,7 +172,9 @@ func TestCompactionMemory(t *testing.T) {
 	// The compacted tables read back whole: one base file per table (the file group), every
 	// key once with the last deltacommit's payload.
 	for _, tc := range tables[1:] {
-		checkCompacted(t, filepath.Join(root, tc.name), tc.keys, commits, payload)
+		for i := range 2 {
+			checkCompacted(t, copyDir(tc.name, i), tc.keys, commits, payload)
+		}
 	}
 }
 
